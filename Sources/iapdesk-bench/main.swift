@@ -1,1 +1,156 @@
-print("x")
+import AppStoreServerAPI
+import ArgumentParser
+import Crypto
+import Foundation
+
+/// Prints one figure per line as `name: value unit`.
+@main
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "iapdesk-bench",
+        abstract: "Measures iapdesk's signed-data verification and request signing on one core.",
+        discussion: """
+            Without --jws-file, it signs its own transactions with a freshly made Apple-shaped chain \
+            (--write-inputs DIR saves them as jws.txt and root.der for other verifiers). With --jws-file \
+            (one JWS per line) and --root-cert (DER, repeatable), it verifies those payloads instead, so \
+            the figure can be compared with other verifiers on the same input.
+            """)
+
+    @Option(name: .long, help: "A file with one JWS per line to verify instead of generated ones.")
+    var jwsFile: String?
+
+    @Option(name: .long, help: "A DER root certificate to trust (repeatable).")
+    var rootCert: [String] = []
+
+    @Option(name: .long, help: "Bundle ID the payloads must carry (with --jws-file).")
+    var bundleId: String = "com.example"
+
+    @Option(name: .long, help: "Environment the payloads must carry: Sandbox or Production (with --jws-file).")
+    var environment: String = "Sandbox"
+
+    @Option(name: .long, help: "App Apple ID (needed for Production payloads).")
+    var appAppleId: Int64?
+
+    @Option(name: .long, help: "Save the generated transactions (jws.txt) and their root (root.der) in this folder.")
+    var writeInputs: String?
+
+    @Option(name: .long, help: "Seconds to run each measurement.")
+    var seconds: Double = 3
+
+    func run() async throws {
+        if let jwsFile {
+            try await measureFile(jwsFile)
+        } else {
+            try await measureGenerated()
+        }
+        try await measureTokenSigning()
+    }
+
+    func measureGenerated() async throws {
+        let authority = try SigningCertificateAuthority(
+            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
+            name: "iapdesk Bench")
+        let verifier = try SignedDataVerifier(
+            bundleId: "com.example", appAppleId: nil, environment: .sandbox,
+            additionalRoots: [authority.rootDER], trustAppleRoot: false)
+        let repeated = (0..<1000).map { authority.signer.sign(json: Self.transaction(index: $0)) }
+        if let writeInputs {
+            let folder = URL(fileURLWithPath: writeInputs)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try (repeated.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("jws.txt"), atomically: true, encoding: .utf8)
+            try authority.rootDER.write(to: folder.appendingPathComponent("root.der"))
+        }
+        let rate = try await throughput(seconds: seconds, inputs: repeated) { jws in
+            await verifier.verifyTransaction(jws).status.isVerified
+        }
+        print("jws_verify_repeated_chain: \(Int(rate)) per_second")
+
+        // Distinct chains: every verification builds and validates its chain from scratch.
+        var roots: [Data] = []
+        var distinct: [String] = []
+        for index in 0..<40 {
+            let other = try SigningCertificateAuthority(
+                validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
+                name: "iapdesk Bench \(index)")
+            roots.append(other.rootDER)
+            distinct.append(other.signer.sign(json: Self.transaction(index: index)))
+        }
+        let uncached = try SignedDataVerifier(
+            bundleId: "com.example", appAppleId: nil, environment: .sandbox,
+            additionalRoots: roots, trustAppleRoot: false, cachesChains: false)
+        let distinctRate = try await throughput(seconds: seconds, inputs: distinct) { jws in
+            await uncached.verifyTransaction(jws).status.isVerified
+        }
+        print("jws_verify_distinct_chains: \(Int(distinctRate)) per_second")
+    }
+
+    func measureFile(_ path: String) async throws {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("Cannot read \(path).")
+        }
+        let lines = text.split(whereSeparator: \.isNewline).map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !lines.isEmpty else { throw ValidationError("\(path) holds no JWS.") }
+        let roots = try rootCert.map { path -> Data in
+            guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("Cannot read \(path).") }
+            return data
+        }
+        let verifier = try SignedDataVerifier(
+            bundleId: bundleId, appAppleId: appAppleId, environment: AppStoreEnvironment(environment),
+            additionalRoots: roots, trustAppleRoot: true)
+        for (index, line) in lines.enumerated() {
+            let status = await verifier.verifyTransaction(line).status
+            guard status.isVerified else { throw ValidationError("Line \(index + 1) does not verify: \(status.summary)") }
+        }
+        let rate = try await throughput(seconds: seconds, inputs: lines) { jws in
+            await verifier.verifyTransaction(jws).status.isVerified
+        }
+        print("jws_verify_file: \(Int(rate)) per_second")
+        print("jws_file_payloads: \(lines.count) count")
+    }
+
+    func measureTokenSigning() async throws {
+        let credentials = Credentials(
+            issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "BENCHKEY01", bundleId: "com.example",
+            signingKey: SigningKey(P256.Signing.PrivateKey()))
+        let signer = try RequestTokenSigner(credentials: credentials)
+        var count = 0
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(seconds) {
+            _ = try await signer.sign()
+            count += 1
+        }
+        print("jwt_sign: \(Int(Double(count) / (ContinuousClock.now - start).seconds)) per_second")
+    }
+
+    func throughput(seconds: Double, inputs: [String], _ body: (String) async -> Bool) async throws -> Double {
+        for input in inputs.prefix(50) where await !body(input) {
+            throw ValidationError("a benchmark JWS failed to verify")
+        }
+        var count = 0
+        let start = ContinuousClock.now
+        let limit = Duration.seconds(seconds)
+        while ContinuousClock.now - start < limit {
+            for input in inputs {
+                _ = await body(input)
+            }
+            count += inputs.count
+        }
+        return Double(count) / (ContinuousClock.now - start).seconds
+    }
+
+    static func transaction(index: Int) -> Data {
+        let id = 2_000_000_100_000_000 + index
+        return Data("""
+            {"transactionId":"\(id)","originalTransactionId":"2000000100000000","webOrderLineItemId":"\(id + 7)",\
+            "bundleId":"com.example","productId":"com.example.pro.monthly","subscriptionGroupIdentifier":"21345678",\
+            "purchaseDate":1750000000000,"originalPurchaseDate":1740000000000,"expiresDate":1752592000000,"quantity":1,\
+            "type":"Auto-Renewable Subscription","inAppOwnershipType":"PURCHASED","signedDate":1750000000123,\
+            "environment":"Sandbox","transactionReason":"RENEWAL","storefront":"USA","storefrontId":"143441",\
+            "price":9990,"currency":"USD","appTransactionId":"704000000000001"}
+            """.utf8)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

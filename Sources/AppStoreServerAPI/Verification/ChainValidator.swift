@@ -15,23 +15,26 @@ final class ChainValidator: Sendable {
     }
 
     private let roots: [Certificate]
+    private let caches: Bool
     private let cache = Mutex<[String: TrustedChain]>([:])
     static let cacheLimit = 64
 
-    init(roots: [Certificate]) {
+    init(roots: [Certificate], caches: Bool = true) {
         self.roots = roots
+        self.caches = caches
     }
 
     /// Validates the chain (leaf, intermediate; a third certificate is ignored: trust comes only from
     /// the configured roots) at `time`. `cacheKey` identifies the chain, e.g. the JWS header segment.
     func validate(x5c: [String], at time: Date, cacheKey: String) async throws(VerificationFailure) -> TrustedChain {
-        if let cached = cache.withLock({ $0[cacheKey] }) {
+        if caches, let cached = cache.withLock({ $0[cacheKey] }) {
             guard time >= cached.validFrom, time <= cached.validUntil else {
                 throw .untrustedChain("a certificate is not valid at \(Self.format(time))")
             }
             return cached
         }
         let chain = try await buildAndValidate(x5c: x5c, at: time)
+        guard caches else { return chain }
         cache.withLock { entries in
             if entries.count >= Self.cacheLimit { entries.removeAll(keepingCapacity: true) }
             entries[cacheKey] = chain

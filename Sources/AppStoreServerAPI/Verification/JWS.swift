@@ -23,15 +23,39 @@ struct CompactJWS {
     let text: String
 
     init(_ text: String) throws(VerificationFailure) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Byte-level scanning: Foundation's trimming and String.split cost more than the signature check.
+        let trimmed = Self.trimmingWhitespace(text)
         guard !trimmed.isEmpty else { throw .malformedJWS("the text is empty") }
-        let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw .malformedJWS("expected 3 dot-separated parts, found \(parts.count)") }
-        guard !parts[0].isEmpty, !parts[1].isEmpty else { throw .malformedJWS("the header or payload part is empty") }
+        let utf8 = trimmed.utf8
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")) else {
+            throw .malformedJWS("expected 3 dot-separated parts, found 1")
+        }
+        let afterFirst = utf8.index(after: firstDot)
+        guard let secondDot = utf8[afterFirst...].firstIndex(of: UInt8(ascii: ".")) else {
+            throw .malformedJWS("expected 3 dot-separated parts, found 2")
+        }
+        let afterSecond = utf8.index(after: secondDot)
+        if let extra = utf8[afterSecond...].firstIndex(of: UInt8(ascii: ".")) {
+            let count = 3 + utf8[utf8.index(after: extra)...].filter { $0 == UInt8(ascii: ".") }.count
+            throw .malformedJWS("expected 3 dot-separated parts, found \(count + 1)")
+        }
+        guard firstDot > utf8.startIndex, secondDot > afterFirst else {
+            throw .malformedJWS("the header or payload part is empty")
+        }
         self.text = trimmed
-        self.headerSegment = parts[0]
-        self.payloadSegment = parts[1]
-        self.signatureSegment = parts[2]
+        self.headerSegment = trimmed[trimmed.startIndex..<firstDot]
+        self.payloadSegment = trimmed[afterFirst..<secondDot]
+        self.signatureSegment = trimmed[afterSecond...]
+    }
+
+    private static func trimmingWhitespace(_ text: String) -> String {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last, isSpace(first) || isSpace(last) else { return text }
+        guard let start = utf8.firstIndex(where: { !isSpace($0) }), let end = utf8.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(text[start...end])
     }
 
     var signingInput: Substring {

@@ -14,9 +14,10 @@ public struct SignedDataVerifier: Sendable {
     /// - Parameters:
     ///   - additionalRoots: DER root certificates trusted besides Apple Root CA - G3 (demo server, tests).
     ///   - trustAppleRoot: false to trust only `additionalRoots`.
+    ///   - cachesChains: remember validated chains (dates are still checked for every payload).
     public init(
         bundleId: String, appAppleId: Int64?, environment: AppStoreEnvironment,
-        additionalRoots: [Data] = [], trustAppleRoot: Bool = true
+        additionalRoots: [Data] = [], trustAppleRoot: Bool = true, cachesChains: Bool = true
     ) throws(VerifierConfigurationError) {
         if environment == .production && appAppleId == nil { throw .appAppleIdRequired }
         var roots: [Certificate] = []
@@ -30,7 +31,7 @@ public struct SignedDataVerifier: Sendable {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.environment = environment
-        self.chains = ChainValidator(roots: roots)
+        self.chains = ChainValidator(roots: roots, caches: cachesChains)
     }
 
     public func verifyTransaction(_ jws: String) async -> VerifiedPayload<TransactionPayload> {
