@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AppStoreServerAPI", targets: ["AppStoreServerAPI"]),
+        .library(name: "DemoServer", targets: ["DemoServer"]),
+        .executable(name: "iapdesk", targets: ["iapdesk"]),
         .executable(name: "iapdesk-bench", targets: ["iapdesk-bench"]),
     ],
     dependencies: [
@@ -14,6 +16,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         // The shared App Store Server API client layer: no UI, no terminal.
@@ -26,10 +33,34 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
+        // The embedded App Store Server: dataset, signer, routes, faults, webhook sender.
+        .target(
+            name: "DemoServer",
+            dependencies: [
+                "AppStoreServerAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Command line, configuration and wiring.
+        .executableTarget(
+            name: "iapdesk",
+            dependencies: [
+                "AppStoreServerAPI",
+                "DemoServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
         .executableTarget(
             name: "iapdesk-bench",
             dependencies: [
                 "AppStoreServerAPI",
+                "DemoServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -43,6 +74,14 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "DemoServerTests",
+            dependencies: [
+                "AppStoreServerAPI",
+                "DemoServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

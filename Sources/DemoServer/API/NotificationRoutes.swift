@@ -1,0 +1,170 @@
+import AppStoreServerAPI
+import Foundation
+
+/// Notification history, test notifications, and publishing new notifications (with real delivery).
+struct NotificationRoutes: Sendable {
+    let store: DemoStore
+    let sender: WebhookSender
+    static let pageSize = 20
+
+    func history(_ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let invalid = DemoAPIError(4_000_000, "Invalid request.")
+        let body = try RouteValidation.decodeBody(NotificationHistoryRequest.self, request.body, invalid: invalid)
+        let now = store.clock()
+        guard let start = body.startDate else { throw DemoAPIError(4_000_015, "Invalid request. The start date is required.") }
+        guard let requestedEnd = body.endDate else { throw DemoAPIError(4_000_016, "Invalid request. The end date is required.") }
+        guard start < requestedEnd else { throw DemoAPIError(4_000_013, "Invalid request. The start date must be before the end date.") }
+        let retention: TimeInterval = (environment == .production ? 180 : 30) * 86_400
+        guard start >= now.addingTimeInterval(-retention) else {
+            throw DemoAPIError(4_000_012, "Invalid request. The start date is earlier than the allowed history (\(environment == .production ? 180 : 30) days).")
+        }
+        let end = min(requestedEnd, now)
+        if let type = body.notificationType, !type.isKnown {
+            throw DemoAPIError(4_000_018, "Invalid request. The notification type or subtype is invalid.")
+        }
+        if let subtype = body.notificationSubtype {
+            guard let type = body.notificationType, subtype.isKnown, type.allowedSubtypes.subtypes.contains(subtype) else {
+                throw DemoAPIError(4_000_018, "Invalid request. The notification type or subtype is invalid.")
+            }
+        }
+        if body.transactionId != nil && body.notificationType != nil {
+            throw DemoAPIError(4_000_019, "Invalid request. Only one of transactionId and notificationType may be given.")
+        }
+        let filters = String(decoding: (try? AppStoreJSON.encoder().encode(body)) ?? Data(), as: UTF8.self)
+        let (items, next) = try store.read(environment) { data throws(DemoAPIError) -> ([NotificationHistoryResponseItem], String?) in
+            var customer: Int?
+            if let transactionId = body.transactionId {
+                customer = try RouteValidation.customer(for: transactionId, in: data)
+            }
+            let matching = data.notifications.filter { note in
+                note.signedDate >= start && note.signedDate < end
+                    && (body.notificationType == nil || note.type == body.notificationType)
+                    && (body.notificationSubtype == nil || note.subtype == body.notificationSubtype)
+                    && (customer == nil || note.customer == customer)
+                    && (body.onlyFailures != true || !note.delivered)
+            }
+            var offset = 0
+            if let token = request.queryValue("paginationToken") {
+                guard let decoded = PagingCursor.offset(token, kind: "nh", filters: filters) else {
+                    throw DemoAPIError(4_000_014, "Invalid request. The pagination token is invalid.")
+                }
+                offset = min(decoded, matching.count)
+            }
+            let upper = min(offset + Self.pageSize, matching.count)
+            let page = matching[offset..<upper].map {
+                NotificationHistoryResponseItem(signedPayload: store.served($0.signedPayload), sendAttempts: $0.attempts)
+            }
+            return (page, upper < matching.count ? PagingCursor.make(kind: "nh", offset: upper, filters: filters) : nil)
+        }
+        var response = NotificationHistoryResponse()
+        response.notificationHistory = items
+        response.hasMore = next != nil
+        response.paginationToken = next
+        return .json(response)
+    }
+
+    func requestTest(_ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        guard let url = store.webhook else {
+            throw DemoAPIError(4_040_007, "No App Store Server Notifications URL is configured for this environment.")
+        }
+        var payload = NotificationPayload()
+        payload.notificationType = .test
+        payload.notificationUUID = UUID().uuidString.lowercased()
+        payload.version = "2.0"
+        payload.signedDate = store.clock()
+        var body = NotificationData()
+        body.environment = environment
+        body.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
+        body.bundleId = DemoCatalog.bundleId
+        payload.data = body
+        let signed = store.signed(payload)
+        let token = UUID().uuidString.lowercased()
+        let note = DemoNotification(
+            uuid: payload.notificationUUID!, type: .test, subtype: nil, signedDate: payload.signedDate!, signedPayload: signed,
+            attempts: [], customer: nil)
+        try store.write(environment) { data throws(DemoAPIError) in data.testNotifications[token] = note }
+        let store = self.store
+        let sender = self.sender
+        Task.detached {
+            let attemptDate = store.clock()
+            let result = await sender.deliver(signedPayload: signed, to: url)
+            try? store.write(environment) { data throws(DemoAPIError) in
+                data.testNotifications[token]?.attempts.append(SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
+            }
+        }
+        return .json(SendTestNotificationResponse(testNotificationToken: token))
+    }
+
+    func testStatus(_ token: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        guard RouteValidation.isUUID(token) else {
+            throw DemoAPIError(4_000_020, "Invalid request. The test notification token is invalid.")
+        }
+        let note = try store.read(environment) { data throws(DemoAPIError) in data.testNotifications[token.lowercased()] }
+        guard let note, !note.attempts.isEmpty else {
+            throw DemoAPIError(4_040_008, "The test notification result is not available yet, or the token has expired.")
+        }
+        return .json(CheckTestNotificationResponse(signedPayload: store.served(note.signedPayload), sendAttempts: note.attempts))
+    }
+
+    /// Signs a new notification about a customer's transaction, adds it to the history and
+    /// delivers it to the webhook when one is configured.
+    func publish(
+        _ type: NotificationType, _ subtype: NotificationSubtype?, environment: AppStoreEnvironment, customer: Int,
+        transactionId: String
+    ) {
+        let now = store.clock()
+        guard let (transaction, renewal, status) = try? store.read(environment, { data throws(DemoAPIError) in
+            let transaction = data.transactions[transactionId]?.payload
+            let subscription = data.subscriptions[transaction?.originalTransactionId ?? ""]
+            return (transaction, subscription?.renewal, subscription?.status)
+        }) else { return }
+        var payload = NotificationPayload()
+        payload.notificationType = type
+        payload.subtype = subtype
+        payload.notificationUUID = UUID().uuidString.lowercased()
+        payload.version = "2.0"
+        payload.signedDate = now
+        var body = NotificationData()
+        body.environment = environment
+        body.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
+        body.bundleId = DemoCatalog.bundleId
+        body.bundleVersion = DemoCatalog.bundleVersion
+        body.signedTransactionInfo = transaction.map(store.sign)
+        body.signedRenewalInfo = renewal.map(store.sign)
+        body.status = status
+        payload.data = body
+        append(payload, environment: environment, customer: customer)
+    }
+
+    func publishSummary(_ summary: NotificationSummary, environment: AppStoreEnvironment) {
+        var payload = NotificationPayload()
+        payload.notificationType = .renewalExtension
+        payload.subtype = .summary
+        payload.notificationUUID = UUID().uuidString.lowercased()
+        payload.version = "2.0"
+        payload.signedDate = store.clock()
+        payload.summary = summary
+        append(payload, environment: environment, customer: nil)
+    }
+
+    private func append(_ payload: NotificationPayload, environment: AppStoreEnvironment, customer: Int?) {
+        let signed = store.signed(payload)
+        let uuid = payload.notificationUUID!
+        let note = DemoNotification(
+            uuid: uuid, type: payload.notificationType!, subtype: payload.subtype, signedDate: payload.signedDate!,
+            signedPayload: signed, attempts: [], customer: customer)
+        try? store.write(environment) { data throws(DemoAPIError) in data.notifications.append(note) }
+        guard let url = store.webhook else { return }
+        let store = self.store
+        let sender = self.sender
+        Task.detached {
+            let attemptDate = store.clock()
+            let result = await sender.deliver(signedPayload: signed, to: url)
+            try? store.write(environment) { data throws(DemoAPIError) in
+                if let index = data.notifications.lastIndex(where: { $0.uuid == uuid }) {
+                    data.notifications[index].attempts.append(SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
+                }
+            }
+        }
+    }
+}

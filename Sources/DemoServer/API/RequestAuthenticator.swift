@@ -1,0 +1,45 @@
+import AppStoreServerAPI
+import Foundation
+import JWTKit
+
+/// Checks bearer tokens as Apple does: ES256 with the demo key, kid, iss, aud, bid, a lifetime of
+/// at most 60 minutes, not expired. A token without `iat` is accepted (Apple's Python client sends none).
+struct RequestAuthenticator: Sendable {
+    let keyId: String
+    let issuerId: String
+    let bundleId: String
+    private let keys: JWTKeyCollection
+    static let leeway: TimeInterval = 60
+
+    init(publicKey: ES256PublicKey, keyId: String, issuerId: String, bundleId: String) async {
+        self.keyId = keyId
+        self.issuerId = issuerId
+        self.bundleId = bundleId
+        self.keys = JWTKeyCollection()
+        await keys.add(ecdsa: publicKey, kid: JWKIdentifier(string: keyId))
+    }
+
+    /// Nil when the request may proceed; otherwise why it is refused (for the log, never the client).
+    func refusal(authorization: String?, now: Date) async -> String? {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return "no bearer token" }
+        let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        let claims: RequestTokenClaims
+        do {
+            claims = try await keys.verify(token, as: RequestTokenClaims.self)
+        } catch {
+            return "signature, key ID or format rejected"
+        }
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        if claims.aud != RequestTokenSigner.audience { return "wrong audience" }
+        if claims.iss != issuerId { return "wrong issuer" }
+        if claims.bid != bundleId { return "wrong bundle ID" }
+        if claims.exp < nowSeconds - Int(Self.leeway) { return "expired" }
+        if let iat = claims.iat {
+            if iat > nowSeconds + Int(Self.leeway) { return "issued in the future" }
+            if claims.exp - iat > 3600 { return "lifetime over 60 minutes" }
+        } else if claims.exp - nowSeconds > 3600 {
+            return "lifetime over 60 minutes"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,235 @@
+import AppStoreServerAPI
+import Foundation
+
+/// Transaction info, history, refunds, app transactions, consumption, account tokens, finishing.
+struct TransactionRoutes {
+    let store: DemoStore
+    static let pageSize = 20
+
+    func transactionInfo(_ id: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let transaction = try store.read(environment) { data throws(DemoAPIError) in try RouteValidation.transaction(id, in: data) }
+        return .json(TransactionInfoResponse(signedTransactionInfo: store.sign(transaction.payload)))
+    }
+
+    /// Get Transaction History; `v1` leaves out finished consumables as Apple's deprecated version does.
+    func history(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment, v1: Bool) throws(DemoAPIError) -> DemoResponse {
+        let filters = try HistoryFilters(request)
+        let (page, revision, hasMore) = try store.read(environment) { data throws(DemoAPIError) in
+            let customer = try RouteValidation.customer(for: id, in: data)
+            var records = data.customerTransactions[customer, default: []].compactMap { data.transactions[$0] }
+            if v1 { records.removeAll { $0.payload.type == .consumable && $0.finished } }
+            records = records.filter(filters.matches)
+            records.sort { lhs, rhs in
+                lhs.modified == rhs.modified ? lhs.payload.transactionId! < rhs.payload.transactionId! : lhs.modified < rhs.modified
+            }
+            if filters.sort == .descending { records.reverse() }
+            return try Self.page(records, cursor: request.queryValue("revision"), filters: filters.fingerprint)
+        }
+        var response = HistoryResponse()
+        response.revision = revision
+        response.hasMore = hasMore
+        response.bundleId = DemoCatalog.bundleId
+        response.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
+        response.environment = environment
+        response.signedTransactions = page.map { store.sign($0.payload) }
+        return .json(response)
+    }
+
+    func refundHistory(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let (page, revision, hasMore) = try store.read(environment) { data throws(DemoAPIError) in
+            let customer = try RouteValidation.customer(for: id, in: data)
+            let refunded = data.customerTransactions[customer, default: []].compactMap { data.transactions[$0] }
+                .filter { $0.payload.revocationDate != nil && $0.payload.revocationType != .familyRevoke }
+                .sorted { $0.payload.revocationDate! < $1.payload.revocationDate! }
+            return try Self.page(refunded, cursor: request.queryValue("revision"), filters: "refunds")
+        }
+        var response = RefundHistoryResponse()
+        response.signedTransactions = page.map { store.sign($0.payload) }
+        response.revision = revision
+        response.hasMore = hasMore
+        return .json(response)
+    }
+
+    static func page(_ records: [DemoTransaction], cursor: String?, filters: String) throws(DemoAPIError) -> ([DemoTransaction], String, Bool) {
+        var offset = 0
+        if let cursor {
+            guard let decoded = PagingCursor.offset(cursor, kind: "rev", filters: filters) else {
+                throw DemoAPIError(4_000_005, "Invalid request revision.")
+            }
+            offset = min(decoded, records.count)
+        }
+        let end = min(offset + pageSize, records.count)
+        return (Array(records[offset..<end]), PagingCursor.make(kind: "rev", offset: end, filters: filters), end < records.count)
+    }
+
+    func appTransactionInfo(_ id: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let app = try store.read(environment) { data throws(DemoAPIError) -> AppTransactionPayload in
+            let customer = try RouteValidation.customer(for: id, in: data)
+            guard let appId = data.customers[customer]?.appTransactionId, let app = data.appTransactions[appId] else {
+                throw DemoAPIError(4_040_019, "No AppTransaction exists for the customer.")
+            }
+            return app
+        }
+        return .json(AppTransactionInfoResponse(signedAppTransactionInfo: store.sign(app)))
+    }
+
+    func finish(_ id: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        try store.write(environment) { data throws(DemoAPIError) in
+            _ = try RouteValidation.transaction(id, in: data)
+            data.transactions[id]?.finished = true
+        }
+        return .empty
+    }
+
+    func consumption(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let body = try RouteValidation.decodeBody(ConsumptionRequest.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
+        let transaction = try store.read(environment) { data throws(DemoAPIError) in try RouteValidation.transaction(id, in: data) }
+        if transaction.payload.inAppOwnershipType == .familyShared {
+            throw DemoAPIError(4_000_185, "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
+        }
+        guard body.customerConsented == true else { throw DemoAPIError(4_000_035, "Invalid request. The customer consented field is invalid.") }
+        guard let status = body.deliveryStatus, status.isKnown else { throw DemoAPIError(4_000_036, "Invalid request. The delivery status field is invalid.") }
+        guard body.sampleContentProvided != nil else { throw DemoAPIError(4_000_041, "Invalid request. The sample content provided field is invalid.") }
+        if let preference = body.refundPreference, !preference.isKnown {
+            throw DemoAPIError(4_000_044, "Invalid request. The refund preference field is invalid.")
+        }
+        if let percentage = body.consumptionPercentage {
+            if transaction.payload.type == .autoRenewableSubscription {
+                throw DemoAPIError(4_000_209, "Invalid request. The consumption percentage field is not supported for auto-renewable subscription transactions.")
+            }
+            guard (0...100_000).contains(percentage) else { throw DemoAPIError(4_000_000, "Invalid request. The consumption percentage is out of range.") }
+            if status != .delivered && percentage != 0 {
+                throw DemoAPIError(4_000_000, "Invalid request. The consumption percentage must be 0 when the content was not delivered.")
+            }
+        }
+        return DemoResponse(status: 202)
+    }
+
+    func consumptionV1(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let body = try RouteValidation.decodeBody(ConsumptionRequestV1.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
+        _ = try store.read(environment) { data throws(DemoAPIError) in try RouteValidation.transaction(id, in: data) }
+        let checks: [(Bool, Int64, String)] = [
+            (body.customerConsented == true, 4_000_035, "customer consented"),
+            (body.consumptionStatus?.isKnown ?? false, 4_000_034, "consumption status"),
+            (body.platform?.isKnown ?? false, 4_000_039, "platform"),
+            (body.sampleContentProvided != nil, 4_000_041, "sample content provided"),
+            (body.deliveryStatus?.isKnown ?? false, 4_000_036, "delivery status"),
+            (body.appAccountToken.map { $0.isEmpty || RouteValidation.isUUID($0) } ?? false, 4_000_033, "app account token"),
+            (body.accountTenure?.isKnown ?? false, 4_000_032, "account tenure"),
+            (body.playTime?.isKnown ?? false, 4_000_040, "play time"),
+            (body.lifetimeDollarsRefunded?.isKnown ?? false, 4_000_038, "lifetime dollars refunded"),
+            (body.lifetimeDollarsPurchased?.isKnown ?? false, 4_000_037, "lifetime dollars purchased"),
+            (body.userStatus?.isKnown ?? false, 4_000_042, "user status"),
+            (body.refundPreference.map(\.isKnown) ?? true, 4_000_044, "refund preference"),
+        ]
+        if let failed = checks.first(where: { !$0.0 }) {
+            throw DemoAPIError(failed.1, "Invalid request. The \(failed.2) field is invalid.")
+        }
+        return DemoResponse(status: 202)
+    }
+
+    func setAppAccountToken(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        guard RouteValidation.isDigits(id) else { throw .invalidTransactionId }
+        let body = try RouteValidation.decodeBody(
+            UpdateAppAccountTokenRequest.self, request.body,
+            invalid: DemoAPIError(4_000_183, "Invalid request. The app account token field must be a valid UUID."))
+        guard let token = body.appAccountToken, RouteValidation.isUUID(token) else {
+            throw DemoAPIError(4_000_183, "Invalid request. The app account token field must be a valid UUID.")
+        }
+        try store.write(environment) { data throws(DemoAPIError) in
+            if data.appTransactions[id] != nil { throw .appTransactionIdNotSupported }
+            guard let transaction = data.transactions[id] else { throw .originalTransactionIdNotFound }
+            guard transaction.payload.originalTransactionId == id else {
+                throw DemoAPIError(4_000_187, "Invalid request. The transaction ID provided is not an original transaction ID.")
+            }
+            if transaction.payload.inAppOwnershipType == .familyShared {
+                throw DemoAPIError(4_000_185, "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
+            }
+            // The token applies to the chain's current and future transactions.
+            for other in data.customerTransactions[transaction.customer, default: []]
+            where data.transactions[other]?.payload.originalTransactionId == id {
+                data.transactions[other]?.payload.appAccountToken = token.lowercased()
+            }
+            if var subscription = data.subscriptions[id] {
+                subscription.renewal.appAccountToken = token.lowercased()
+                data.subscriptions[id] = subscription
+            }
+        }
+        return .empty
+    }
+}
+
+/// The filters of Get Transaction History, validated with Apple's error codes.
+struct HistoryFilters {
+    var startDate: Date?
+    var endDate: Date?
+    var productIds: [String]
+    var productTypes: [HistoryProductType]
+    var sort: HistorySortOrder
+    var groups: [String]
+    var ownership: InAppOwnershipType?
+    var revoked: Bool?
+    let fingerprint: String
+
+    init(_ request: DemoRequest) throws(DemoAPIError) {
+        func milliseconds(_ name: String, _ code: Int64, _ what: String) throws(DemoAPIError) -> Date? {
+            guard let text = request.queryValue(name) else { return nil }
+            guard let value = Int64(text), value >= 0 else { throw DemoAPIError(code, "Invalid request. The \(what) is invalid.") }
+            return Date(epochMilliseconds: value)
+        }
+        startDate = try milliseconds("startDate", 4_000_015, "start date")
+        endDate = try milliseconds("endDate", 4_000_016, "end date")
+        if let startDate, let endDate, startDate >= endDate {
+            throw DemoAPIError(4_000_016, "Invalid request. The end date must be after the start date.")
+        }
+        productIds = request.queryValues("productId")
+        if productIds.contains(where: { $0.isEmpty || $0.count > 200 }) { throw DemoAPIError(4_000_023, "Invalid request. The product id parameter is invalid.") }
+        productTypes = request.queryValues("productType").map(HistoryProductType.init)
+        if productTypes.contains(where: { !$0.isKnown }) { throw DemoAPIError(4_000_022, "Invalid request. The product type parameter is invalid.") }
+        let sortText = request.queryValue("sort") ?? "ASCENDING"
+        sort = HistorySortOrder(sortText)
+        guard sort.isKnown else { throw DemoAPIError(4_000_021, "Invalid request. The sort parameter is invalid.") }
+        groups = request.queryValues("subscriptionGroupIdentifier")
+        if groups.contains(where: { $0.isEmpty }) {
+            throw DemoAPIError(4_000_024, "Invalid request. The subscription group identifier parameter is invalid.")
+        }
+        if let text = request.queryValue("inAppOwnershipType") {
+            let value = InAppOwnershipType(text)
+            guard value == .familyShared || value == .purchased else {
+                throw DemoAPIError(4_000_026, "Invalid request. The in-app ownership type parameter is invalid.")
+            }
+            ownership = value
+        }
+        if let text = request.queryValue("revoked") {
+            guard let value = RouteValidation.bool(text) else { throw DemoAPIError(4_000_030, "Invalid request. The revoked parameter is invalid.") }
+            revoked = value
+        }
+        if let text = request.queryValue("excludeRevoked") {
+            guard let value = RouteValidation.bool(text) else { throw DemoAPIError(4_000_025, "Invalid request. The exclude revoked parameter is invalid.") }
+            if value && revoked == nil { revoked = false }
+        }
+        fingerprint = request.query.filter { $0.name != "revision" }.map { "\($0.name)=\($0.value)" }.sorted().joined(separator: "&")
+    }
+
+    func matches(_ record: DemoTransaction) -> Bool {
+        let t = record.payload
+        if let startDate, let purchase = t.purchaseDate, purchase < startDate { return false }
+        if let endDate, let purchase = t.purchaseDate, purchase >= endDate { return false }
+        if !productIds.isEmpty && !productIds.contains(t.productId ?? "") { return false }
+        if !productTypes.isEmpty && !productTypes.contains(where: { Self.type(of: $0) == t.type }) { return false }
+        if !groups.isEmpty && !groups.contains(t.subscriptionGroupIdentifier ?? "") { return false }
+        if let ownership, t.inAppOwnershipType != ownership { return false }
+        if let revoked, (t.revocationDate != nil) != revoked { return false }
+        return true
+    }
+
+    static func type(of filter: HistoryProductType) -> ProductType? {
+        switch filter {
+        case .autoRenewable: return .autoRenewableSubscription
+        case .nonRenewable: return .nonRenewingSubscription
+        case .consumable: return .consumable
+        case .nonConsumable: return .nonConsumable
+        case .unknown: return nil
+        }
+    }
+}

@@ -1,0 +1,201 @@
+import AppStoreServerAPI
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import JWTKit
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The embedded App Store Server: a real HTTP server on loopback serving Apple's paths, JSON and
+/// errors from a deterministic dataset, with real JWT checks and real JWS signatures.
+public final class DemoServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port.
+        public var port = 0
+        /// Which environment `baseURL` serves; the other one is under `/sandbox` or at the root.
+        public var environment: AppStoreEnvironment = .production
+        public var webhookURL: URL?
+        public var webhookTimeout: TimeInterval = 5
+        public var faults = DemoFaults()
+        /// The request-signing key clients must use; a new one is made when nil.
+        public var signingKey: P256.Signing.PrivateKey?
+        public var seed: UInt64 = DemoDataset.defaultSeed
+        /// The moment the dataset is built around; defaults to now.
+        public var anchor: Date?
+        public var logger = Logger(label: "iapdesk.demo")
+
+        public init() {}
+    }
+
+    public static let keyId = "DEMO2X9R4H"
+    public static let issuerId = "7a3c5f10-1d2e-4b6a-9c8d-0e1f2a3b4c5d"
+    public static var bundleId: String { DemoCatalog.bundleId }
+    public static var appAppleId: Int64 { DemoCatalog.appAppleId }
+
+    /// Production answers here, Sandbox under `sandboxURL`.
+    public let productionURL: URL
+    public let sandboxURL: URL
+    public let environment: AppStoreEnvironment
+    public let signingKey: P256.Signing.PrivateKey
+    /// Root of the chain the demo signs with: trust it (and only it) to verify demo data.
+    public let rootCertificateDER: Data
+    public let port: Int
+    private let store: DemoStore
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    private let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs
+
+    public var baseURL: URL { environment == .sandbox ? sandboxURL : productionURL }
+    public var seedURL: URL { baseURL.appendingPathComponent("demo/seed-ids.json") }
+
+    public var credentials: Credentials {
+        Credentials(issuerId: Self.issuerId, keyId: Self.keyId, bundleId: Self.bundleId, signingKey: SigningKey(signingKey))
+    }
+
+    public var webhookURL: URL? {
+        get { store.webhook }
+        set { store.webhook = newValue }
+    }
+
+    /// Builds the dataset, binds the port and returns once the server accepts connections.
+    public static func start(_ configuration: Configuration = Configuration()) async throws -> DemoServer {
+        let anchor = configuration.anchor ?? Date()
+        let authority = try SigningCertificateAuthority(
+            // Starts before the oldest signed date in the dataset (notification history reaches 180 days back).
+            validFrom: anchor.addingTimeInterval(-5 * 365 * 86_400), validUntil: anchor.addingTimeInterval(10 * 365 * 86_400),
+            name: "iapdesk Demo")
+        let dataset = DemoDataset.build(anchor: anchor, signer: authority.signer, seed: configuration.seed)
+        let store = DemoStore(
+            dataset: dataset, signer: authority.signer, webhookURL: configuration.webhookURL,
+            corruptSignatures: configuration.faults.badSignatures, clock: { Date() })
+        let key = configuration.signingKey ?? P256.Signing.PrivateKey()
+        let authenticator = await RequestAuthenticator(
+            publicKey: try ES256PublicKey(backing: key.publicKey), keyId: keyId, issuerId: issuerId, bundleId: DemoCatalog.bundleId)
+        let productionSeeds = dataset.production.seedIDs()
+        let sandboxSeeds = dataset.sandbox.seedIDs()
+        let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs = { $0 == .sandbox ? sandboxSeeds : productionSeeds }
+        let api = DemoAPI(
+            store: store, authenticator: authenticator, faults: FaultInjector(configuration.faults),
+            webhookTimeout: configuration.webhookTimeout, logger: configuration.logger, seeds: seeds)
+
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        var logger = configuration.logger
+        logger.logLevel = .warning
+        let app = Application(
+            responder: CallbackResponder<BasicRequestContext> { request, _ in
+                try await Self.respond(to: request, with: api)
+            },
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var port = 0
+        for await bound in portStream { port = bound }
+        guard port > 0 else {
+            task.cancel()
+            throw DemoServerError.couldNotBind(host: configuration.host, port: configuration.port)
+        }
+        return DemoServer(
+            productionURL: URL(string: "http://\(configuration.host):\(port)")!,
+            sandboxURL: URL(string: "http://\(configuration.host):\(port)/sandbox")!,
+            environment: configuration.environment, signingKey: key, rootCertificateDER: authority.rootDER, port: port,
+            store: store, group: group, task: task, seeds: seeds)
+    }
+
+    private init(
+        productionURL: URL, sandboxURL: URL, environment: AppStoreEnvironment, signingKey: P256.Signing.PrivateKey,
+        rootCertificateDER: Data, port: Int, store: DemoStore, group: ServiceGroup, task: Task<Void, any Error>,
+        seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs
+    ) {
+        self.productionURL = productionURL
+        self.sandboxURL = sandboxURL
+        self.environment = environment
+        self.signingKey = signingKey
+        self.rootCertificateDER = rootCertificateDER
+        self.port = port
+        self.store = store
+        self.group = group
+        self.task = task
+        self.seeds = seeds
+    }
+
+    /// Stops accepting requests and waits for the server to wind down.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = try? await task.value
+    }
+
+    public func seedIDs(_ environment: AppStoreEnvironment? = nil) -> DemoSeedIDs { seeds(environment ?? self.environment) }
+
+    public func serverEnvironment(_ environment: AppStoreEnvironment) -> ServerEnvironment {
+        ServerEnvironment(environment: environment, baseURL: environment == .sandbox ? sandboxURL : productionURL)
+    }
+
+    /// A client for this server, with the documented Sandbox fallback when it starts in Production.
+    public func makeClient(
+        environment: AppStoreEnvironment? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        retryPolicy: RetryPolicy = RetryPolicy()
+    ) throws -> AppStoreServerClient {
+        let environment = environment ?? self.environment
+        return try AppStoreServerClient(
+            credentials: credentials, environment: serverEnvironment(environment),
+            fallbackEnvironment: environment == .production ? serverEnvironment(.sandbox) : nil,
+            transport: transport, retryPolicy: retryPolicy)
+    }
+
+    /// A verifier that trusts this server's root (and not Apple's) for the given environment.
+    public func makeVerifier(environment: AppStoreEnvironment? = nil) throws -> SignedDataVerifier {
+        let environment = environment ?? self.environment
+        return try SignedDataVerifier(
+            bundleId: Self.bundleId, appAppleId: environment == .production ? Self.appAppleId : nil,
+            environment: environment, additionalRoots: [rootCertificateDER], trustAppleRoot: false)
+    }
+
+    // MARK: HTTP adapter
+
+    static func respond(to request: Request, with api: DemoAPI) async throws -> Response {
+        let path = request.uri.path
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+            .map { String($0).removingPercentEncoding ?? String($0) }
+        var query: [(name: String, value: String)] = []
+        if let raw = request.uri.query, !raw.isEmpty {
+            for pair in raw.split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+                let value = parts.count > 1 ? (String(parts[1]).removingPercentEncoding ?? String(parts[1])) : ""
+                query.append((name, value))
+            }
+        }
+        var headers: [String: String] = [:]
+        for field in request.headers { headers[field.name.canonicalName] = field.value }
+        let buffer = try await request.body.collect(upTo: 1 << 20)
+        let body = Data(buffer.readableBytesView)
+        let demo = DemoRequest(method: request.method.rawValue, segments: segments, query: query, headers: headers, body: body)
+        let answer = await api.handle(demo)
+        var fields = HTTPFields()
+        for header in answer.headers {
+            if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }
+        }
+        return Response(
+            status: HTTPTypes.HTTPResponse.Status(code: answer.status), headers: fields,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+}
+
+public enum DemoServerError: Error, CustomStringConvertible {
+    case couldNotBind(host: String, port: Int)
+
+    public var description: String {
+        switch self {
+        case .couldNotBind(let host, let port):
+            return "The demo server could not listen on \(host):\(port); the port may be in use (try --port 0 for a free one)."
+        }
+    }
+}

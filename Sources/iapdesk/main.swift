@@ -1,0 +1,3 @@
+import TOMLKit
+import ArgumentParser
+print("placeholder")
