@@ -46,14 +46,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The console's state machine, panes' view models, action registry, audit ledger, configuration.
+        .target(
+            name: "Console",
+            dependencies: [
+                "AppStoreServerAPI",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
         // Command line, configuration and wiring.
         .executableTarget(
             name: "iapdesk",
             dependencies: [
                 "AppStoreServerAPI",
+                "Console",
                 "DemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         .executableTarget(
@@ -74,6 +82,10 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: ["Console", "AppStoreServerAPI"]
         ),
         .testTarget(
             name: "DemoServerTests",

@@ -50,6 +50,8 @@ public final class DemoServer: Sendable {
 
     public var baseURL: URL { environment == .sandbox ? sandboxURL : productionURL }
     public var seedURL: URL { baseURL.appendingPathComponent("demo/seed-ids.json") }
+    /// A notification receiver built into the demo that answers 200, for offline test notifications.
+    public var receiverURL: URL { productionURL.appendingPathComponent("demo/webhook") }
 
     public var credentials: Credentials {
         Credentials(issuerId: Self.issuerId, keyId: Self.keyId, bundleId: Self.bundleId, signingKey: SigningKey(signingKey))
@@ -62,7 +64,7 @@ public final class DemoServer: Sendable {
 
     /// Builds the dataset, binds the port and returns once the server accepts connections.
     public static func start(_ configuration: Configuration = Configuration()) async throws -> DemoServer {
-        let anchor = configuration.anchor ?? Date()
+        let anchor = configuration.anchor ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
         let authority = try SigningCertificateAuthority(
             // Starts before the oldest signed date in the dataset (notification history reaches 180 days back).
             validFrom: anchor.addingTimeInterval(-5 * 365 * 86_400), validUntil: anchor.addingTimeInterval(10 * 365 * 86_400),

@@ -4,7 +4,7 @@ import Foundation
 /// The In-App Purchase private key (`.p8`, PKCS#8 PEM, P-256). Its bytes never leave this type:
 /// descriptions and errors name the file, never the key.
 public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    let privateKey: P256.Signing.PrivateKey
+    public let privateKey: P256.Signing.PrivateKey
 
     public init(_ privateKey: P256.Signing.PrivateKey) {
         self.privateKey = privateKey

@@ -24,4 +24,10 @@ public struct Located<Value: Sendable>: Sendable {
     public let environment: AppStoreEnvironment
     /// True when the first environment did not know the ID and the fallback found it.
     public let usedFallback: Bool
+
+    public init(value: Value, environment: AppStoreEnvironment, usedFallback: Bool) {
+        self.value = value
+        self.environment = environment
+        self.usedFallback = usedFallback
+    }
 }

@@ -36,6 +36,10 @@ struct DemoAPI: Sendable {
         if request.method == "GET", request.segments == ["demo", "seed-ids.json"] {
             return .json(seeds(environment))
         }
+        if request.method == "POST", request.segments == ["demo", "webhook"] {
+            // The demo's own notification receiver: accepts what Apple would send, like a healthy server.
+            return DemoResponse(status: 200)
+        }
         guard let route = Route(request) else {
             return DemoResponse(status: 404)
         }

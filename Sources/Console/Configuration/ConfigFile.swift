@@ -1,0 +1,127 @@
+import AppStoreServerAPI
+import Foundation
+import TOMLKit
+
+/// `config.toml`: named profiles and which one is the default.
+///
+/// ```toml
+/// default_profile = "production"
+/// [profiles.production]
+/// issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
+/// key_id = "2X9R4HXF34"
+/// key_file = "~/.config/iapdesk/SubscriptionKey_2X9R4HXF34.p8"
+/// bundle_id = "com.example.app"
+/// app_apple_id = 1234567890
+/// environment = "Production"
+/// read_only = true
+/// ```
+public struct ConfigFile: Sendable, Equatable {
+    public var defaultProfile: String?
+    public var profiles: [String: Profile]
+    /// Where it was read from, for messages.
+    public var path: String?
+
+    public init(defaultProfile: String? = nil, profiles: [String: Profile] = [:], path: String? = nil) {
+        self.defaultProfile = defaultProfile
+        self.profiles = profiles
+        self.path = path
+    }
+
+    static let profileKeys: Set<String> = [
+        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme",
+    ]
+
+    public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
+        let source = path ?? "config"
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw .invalidFile(path: source, detail: "line \(error.source.begin.line): \(error.description)")
+        } catch {
+            throw .invalidFile(path: source, detail: "\(error)")
+        }
+        var file = ConfigFile(path: path)
+        for key in table.keys where key != "default_profile" && key != "profiles" {
+            throw .invalidFile(path: source, detail: "unknown top-level key \"\(key)\" (expected default_profile and [profiles.NAME])")
+        }
+        if let value = table["default_profile"] {
+            guard let name = value.string else { throw .invalidFile(path: source, detail: "default_profile must be a string") }
+            file.defaultProfile = name
+        }
+        guard let profiles = table["profiles"] else { return file }
+        guard let profileTables = profiles.table else { throw .invalidFile(path: source, detail: "profiles must be tables: [profiles.NAME]") }
+        for name in profileTables.keys {
+            guard let entry = profileTables[name]?.table else {
+                throw .invalidFile(path: source, detail: "profiles.\(name) must be a table")
+            }
+            file.profiles[name] = try profile(name, entry, source: source, home: home)
+        }
+        return file
+    }
+
+    private static func profile(_ name: String, _ table: TOMLTable, source: String, home: String?) throws(ConfigurationError) -> Profile {
+        var profile = Profile(name: name)
+        func where_(_ key: String) -> String { "\(source): profiles.\(name).\(key)" }
+        for key in table.keys where !profileKeys.contains(key) {
+            throw .invalidFile(path: source, detail: "unknown key profiles.\(name).\(key) (known: \(profileKeys.sorted().joined(separator: ", ")))")
+        }
+        func string(_ key: String) throws(ConfigurationError) -> String? {
+            guard let value = table[key] else { return nil }
+            guard let text = value.string else { throw .invalidValue(source: where_(key), detail: "must be a string") }
+            return text
+        }
+        profile.issuerId = try string("issuer_id")
+        profile.keyId = try string("key_id")
+        profile.keyFile = try string("key_file").map { expandHome($0, home: home) }
+        profile.bundleId = try string("bundle_id")
+        if let value = table["app_apple_id"] {
+            guard let number = value.int else { throw .invalidValue(source: where_("app_apple_id"), detail: "must be a whole number") }
+            profile.appAppleId = Int64(number)
+        }
+        if let text = try string("environment") { profile.environment = try ProfileParsing.environment(text, source: where_("environment")) }
+        if let text = try string("base_url") { profile.baseURL = try ProfileParsing.url(text, source: where_("base_url")) }
+        if let value = table["root_certs"] {
+            guard let array = value.array else { throw .invalidValue(source: where_("root_certs"), detail: "must be a list of file paths") }
+            var paths: [String] = []
+            for item in array {
+                guard let path = item.string else { throw .invalidValue(source: where_("root_certs"), detail: "must be a list of file paths") }
+                paths.append(expandHome(path, home: home))
+            }
+            profile.rootCerts = paths
+        }
+        if let value = table["read_only"] {
+            guard let flag = value.bool else { throw .invalidValue(source: where_("read_only"), detail: "must be true or false") }
+            profile.readOnly = flag
+        }
+        profile.theme = try string("theme")
+        return profile
+    }
+
+    static func expandHome(_ path: String, home: String?) -> String {
+        guard path.hasPrefix("~/"), let home else { return path }
+        return home + path.dropFirst(1)
+    }
+}
+
+public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidFile(path: String, detail: String)
+    case invalidValue(source: String, detail: String)
+    case unknownProfile(String, known: [String], path: String?)
+    case incomplete(profile: String, missing: [String])
+    case readOnly(profile: String)
+
+    public var description: String {
+        switch self {
+        case .invalidFile(let path, let detail): return "Cannot read \(path): \(detail)."
+        case .invalidValue(let source, let detail): return "\(source) \(detail)."
+        case .unknownProfile(let name, let known, let path):
+            let list = known.isEmpty ? "no profiles are defined" : "known profiles: \(known.sorted().joined(separator: ", "))"
+            return "No profile named \"\(name)\" in \(path ?? "the configuration") (\(list))."
+        case .incomplete(let profile, let missing):
+            return "Profile \"\(profile)\" is missing \(missing.joined(separator: "; ")). See docs/configuration.md, or try --demo."
+        case .readOnly(let profile):
+            return "Profile \"\(profile)\" is read-only; writes are refused. Use a profile without read_only = true."
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AppStoreServerAPI
+import Foundation
+
+/// One named set of credentials and settings, after the config file, `IAPDESK_*` variables and
+/// flags have been applied in that order.
+public struct Profile: Sendable, Equatable {
+    public var name: String
+    public var issuerId: String?
+    public var keyId: String?
+    /// Path to the `.p8` key; the key itself is never stored here.
+    public var keyFile: String?
+    public var bundleId: String?
+    public var appAppleId: Int64?
+    public var environment: AppStoreEnvironment?
+    public var baseURL: URL?
+    /// Extra trusted root certificates (DER files), for test servers.
+    public var rootCerts: [String] = []
+    public var readOnly = false
+    public var theme: String?
+
+    public init(name: String) {
+        self.name = name
+    }
+
+    /// Fills every field of `self` that `other` sets.
+    public mutating func apply(_ other: ProfileOverrides) {
+        if let value = other.issuerId { issuerId = value }
+        if let value = other.keyId { keyId = value }
+        if let value = other.keyFile { keyFile = value }
+        if let value = other.bundleId { bundleId = value }
+        if let value = other.appAppleId { appAppleId = value }
+        if let value = other.environment { environment = value }
+        if let value = other.baseURL { baseURL = value }
+        if let value = other.rootCerts { rootCerts = value }
+        if let value = other.readOnly { readOnly = value }
+        if let value = other.theme { theme = value }
+    }
+
+    /// What is still needed before a request can be made, as the user would fix it.
+    public var missingForRequests: [String] {
+        var missing: [String] = []
+        if issuerId == nil { missing.append("issuer_id (IAPDESK_ISSUER_ID, --issuer-id)") }
+        if keyId == nil { missing.append("key_id (IAPDESK_KEY_ID, --key-id)") }
+        if keyFile == nil { missing.append("key_file (IAPDESK_KEY_FILE, --key-file)") }
+        if bundleId == nil { missing.append("bundle_id (IAPDESK_BUNDLE_ID, --bundle-id)") }
+        if environment == nil { missing.append("environment: Production or Sandbox (IAPDESK_ENVIRONMENT, --environment)") }
+        return missing
+    }
+}
+
+/// Settings from one source (environment variables or flags); nil means "not set here".
+public struct ProfileOverrides: Sendable, Equatable {
+    public var issuerId: String?
+    public var keyId: String?
+    public var keyFile: String?
+    public var bundleId: String?
+    public var appAppleId: Int64?
+    public var environment: AppStoreEnvironment?
+    public var baseURL: URL?
+    public var rootCerts: [String]?
+    public var readOnly: Bool?
+    public var theme: String?
+
+    public init() {}
+
+    /// Reads `IAPDESK_*` variables.
+    public static func fromEnvironment(_ variables: [String: String]) throws(ConfigurationError) -> ProfileOverrides {
+        var overrides = ProfileOverrides()
+        func value(_ name: String) -> String? {
+            guard let text = variables["IAPDESK_\(name)"]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+            return text
+        }
+        overrides.issuerId = value("ISSUER_ID")
+        overrides.keyId = value("KEY_ID")
+        overrides.keyFile = value("KEY_FILE")
+        overrides.bundleId = value("BUNDLE_ID")
+        if let text = value("APP_APPLE_ID") {
+            guard let number = Int64(text) else { throw .invalidValue(source: "IAPDESK_APP_APPLE_ID", detail: "must be a whole number") }
+            overrides.appAppleId = number
+        }
+        if let text = value("ENVIRONMENT") { overrides.environment = try ProfileParsing.environment(text, source: "IAPDESK_ENVIRONMENT") }
+        if let text = value("BASE_URL") { overrides.baseURL = try ProfileParsing.url(text, source: "IAPDESK_BASE_URL") }
+        if let text = value("ROOT_CERTS") { overrides.rootCerts = text.split(separator: ":").map(String.init) }
+        if let text = value("READ_ONLY") { overrides.readOnly = try ProfileParsing.bool(text, source: "IAPDESK_READ_ONLY") }
+        overrides.theme = value("THEME")
+        return overrides
+    }
+}
+
+public enum ProfileParsing {
+    static func environment(_ text: String, source: String) throws(ConfigurationError) -> AppStoreEnvironment {
+        switch text.lowercased() {
+        case "production", "prod": return .production
+        case "sandbox": return .sandbox
+        default: throw .invalidValue(source: source, detail: "environment must be Production or Sandbox, not \(text)")
+        }
+    }
+
+    static func url(_ text: String, source: String) throws(ConfigurationError) -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else {
+            throw .invalidValue(source: source, detail: "base URL must be an http(s) URL such as https://api.storekit.apple.com")
+        }
+        return url
+    }
+
+    static func bool(_ text: String, source: String) throws(ConfigurationError) -> Bool {
+        switch text.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        default: throw .invalidValue(source: source, detail: "must be true or false")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AppStoreServerAPI
+import Foundation
+
+/// How values read for people: the same in the console's panes and the command line's tables.
+public enum DisplayFormat {
+    /// `2026-11-21 14:05 UTC`, or `-` when absent.
+    public static func date(_ date: Date?, seconds: Bool = false) -> String {
+        guard let date else { return "-" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date) + " UTC"
+    }
+
+    public static func day(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter.string(from: date)
+    }
+
+    /// ISO 8601 with milliseconds, for machine output.
+    public static func iso(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: date)
+    }
+
+    /// Milliunits of a currency as `9.99 USD`.
+    public static func money(_ milliunits: Int64?, _ currency: String?) -> String {
+        guard let milliunits else { return "-" }
+        let negative = milliunits < 0
+        let value = abs(milliunits)
+        let whole = value / 1000
+        let fraction = value % 1000
+        var text = "\(whole)"
+        if fraction != 0 || currency != "JPY" {
+            var digits = String(format: "%03d", fraction)
+            if digits.hasSuffix("0") { digits.removeLast() }
+            text += "." + digits
+        }
+        return (negative ? "-" : "") + text + (currency.map { " \($0)" } ?? "")
+    }
+
+    /// Milliunits of a percent as `50%` or `67.5%`.
+    public static func percentage(_ milliunits: Int32?) -> String {
+        guard let milliunits else { return "-" }
+        let whole = milliunits / 1000
+        let fraction = milliunits % 1000
+        if fraction == 0 { return "\(whole)%" }
+        var digits = String(format: "%03d", fraction)
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return "\(whole).\(digits)%"
+    }
+
+    /// A relative span such as `in 12 days` or `3 h ago`.
+    public static func relative(_ date: Date?, now: Date = Date()) -> String {
+        guard let date else { return "-" }
+        let seconds = date.timeIntervalSince(now)
+        let magnitude = abs(seconds)
+        let text: String
+        switch magnitude {
+        case ..<60: text = "\(Int(magnitude)) s"
+        case ..<3600: text = "\(Int(magnitude / 60)) min"
+        case ..<172_800: text = "\(Int(magnitude / 3600)) h"
+        default: text = "\(Int(magnitude / 86_400)) days"
+        }
+        return seconds >= 0 ? "in \(text)" : "\(text) ago"
+    }
+}

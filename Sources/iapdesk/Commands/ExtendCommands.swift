@@ -1,0 +1,117 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+/// `--reason` by name or number.
+enum ReasonArgument {
+    static func parse(_ text: String) throws -> ExtendReasonCode {
+        let key = text.lowercased().replacingOccurrences(of: "_", with: "-")
+        switch key {
+        case "0", "undeclared": return .undeclared
+        case "1", "customer-satisfaction", "satisfaction", "goodwill": return .customerSatisfaction
+        case "2", "other": return .other
+        case "3", "service-issue", "outage", "service-issue-or-outage": return .serviceIssueOrOutage
+        default:
+            throw CLIError("--reason \(text) is not a reason.",
+                           hint: "Use customer-satisfaction (1), service-issue (3), other (2) or undeclared (0).", status: .usage)
+        }
+    }
+}
+
+struct ExtendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extend", abstract: "Extend one subscription's renewal date (at most 90 days, twice a year).")
+
+    @Argument(help: "The subscription's original transaction ID.") var originalTransactionId: String
+    @Option(name: .long, help: "Days to add, 1 to 90.") var days: Int
+    @Option(name: .long, help: "customer-satisfaction, service-issue, other or undeclared.") var reason: String
+    @Option(name: .long, help: "Request identifier that makes a retry safe (default: a new UUID).") var requestId: String?
+    @OptionGroup var write: WriteOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...90).contains(days) else { throw ValidationError("--days must be 1 to 90 (Apple's limit).") }
+        if let requestId, requestId.isEmpty || requestId.count > 128 { throw ValidationError("--request-id must be 1 to 128 characters.") }
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let request = ExtendRenewalDateRequest(
+                extendByDays: Int32(days), extendReasonCode: try ReasonArgument.parse(reason),
+                requestIdentifier: requestId ?? UUID().uuidString.lowercased())
+            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
+            try confirmWrite(
+                "PUT /inApps/v1/subscriptions/extend/\(originalTransactionId)\n\(body)", yes: write.yes, session: session)
+            let response = try await session.client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: request)
+            var object: [String: Any?] = [
+                "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,
+                "success": response.success, "requestIdentifier": request.requestIdentifier,
+            ]
+            object.merge(Printer.date("effectiveDate", response.effectiveDate))
+            printer.emit(object)
+            printer.text(response.success == true
+                ? "Extended \(originalTransactionId) by \(days) days: renews \(DisplayFormat.date(response.effectiveDate)). Request \(request.requestIdentifier ?? "")."
+                : "Apple did not apply the extension.")
+            if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
+        }
+    }
+}
+
+struct MassExtendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mass-extend", abstract: "Extend the renewal date of every active subscriber of a product.")
+
+    @Option(name: .long, help: "The auto-renewable product.") var productId: String
+    @Option(name: .long, help: "Days to add, 1 to 90.") var days: Int
+    @Option(name: .long, help: "customer-satisfaction, service-issue, other or undeclared.") var reason: String
+    @Option(name: .long, help: "Only these storefronts, three-letter codes such as USA (repeatable; default all).") var storefront: [String] = []
+    @Option(name: .long, help: "Request identifier (default: a new UUID).") var requestId: String?
+    @OptionGroup var write: WriteOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...90).contains(days) else { throw ValidationError("--days must be 1 to 90 (Apple's limit).") }
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let request = MassExtendRenewalDateRequest(
+                extendByDays: Int32(days), extendReasonCode: try ReasonArgument.parse(reason),
+                requestIdentifier: requestId ?? UUID().uuidString.lowercased(),
+                storefrontCountryCodes: storefront.isEmpty ? nil : storefront.map { $0.uppercased() }, productId: productId)
+            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
+            try confirmWrite("POST /inApps/v1/subscriptions/extend/mass\n\(body)", yes: write.yes, session: session)
+            let response = try await session.client.extendRenewalDateForAllActiveSubscribers(request: request)
+            printer.emit(["requestIdentifier": response.requestIdentifier, "productId": productId])
+            printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? "")")
+        }
+    }
+}
+
+struct MassExtendStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mass-extend-status", abstract: "Show the progress of a mass renewal date extension.")
+
+    @Option(name: .long, help: "The product the extension was for.") var productId: String
+    @Option(name: .long, help: "The extension's request identifier.") var requestId: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let status = try await session.client.getStatusOfSubscriptionRenewalDateExtensions(productId: productId, requestIdentifier: requestId)
+            var object: [String: Any?] = [
+                "requestIdentifier": status.requestIdentifier, "complete": status.complete,
+                "succeededCount": status.succeededCount, "failedCount": status.failedCount,
+            ]
+            object.merge(Printer.date("completeDate", status.completeDate))
+            printer.emit(object)
+            var fields = FieldList()
+            fields.add("Request", status.requestIdentifier)
+            fields.add("Complete", status.complete == true ? "yes, \(DisplayFormat.date(status.completeDate))" : "not yet")
+            fields.add("Succeeded", status.succeededCount.map(String.init))
+            fields.add("Failed", status.failedCount.map(String.init))
+            printer.text(fields.render())
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+struct LookupCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lookup", abstract: "Look up an order ID from a customer's App Store receipt (Production only).")
+
+    @Argument(help: "The order ID, such as MK5TTTVWJH.") var orderId: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let order = orderId.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+            let response = try await session.client.lookUpOrderId(orderId: order)
+            var transactions: [VerifiedPayload<TransactionPayload>] = []
+            for jws in response.signedTransactions ?? [] { transactions.append(await session.verifyTransaction(jws)) }
+            printer.emit([
+                "orderId": order, "status": response.status?.rawValue, "valid": response.status == .valid,
+                "environment": session.environment.rawValue, "transactions": transactions.map(Records.transaction),
+            ])
+            guard response.status == .valid else {
+                throw CLIError("Order \(order) is not valid: Apple knows no purchases under it.",
+                               hint: "Check the order ID on the customer's receipt e-mail (10 letters and digits).", status: .notFound)
+            }
+            var table = TextTable()
+            table.headers = Records.transactionHeaders
+            for transaction in transactions { table.add(Records.transactionRow(transaction)) }
+            printer.text("Order \(order) in \(session.environmentLabel): \(transactions.count) transaction\(transactions.count == 1 ? "" : "s")\n")
+            printer.text(table.render())
+            try requireVerified(transactions.map(\.status))
+        }
+    }
+}
+
+/// Exits with the verification status when anything shown did not verify.
+func requireVerified(_ statuses: [VerificationStatus]) throws {
+    if let failed = statuses.first(where: { if case .failed = $0 { return true } else { return false } }) {
+        throw CLIError("Signed data did not verify: \(failed.summary)", status: .unverified)
+    }
+}

@@ -1,0 +1,145 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+struct NotificationsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notifications", abstract: "List App Store Server Notifications with every send attempt.")
+
+    @Option(name: .long, help: "From this date (default 7d; 2026-11-01, 24h, ...).") var since: String = "7d"
+    @Option(name: .long, help: "Until this date (default now).") var until: String?
+    @Option(name: .long, help: "Only this type, such as DID_RENEW.") var type: String?
+    @Option(name: .long, help: "Only this subtype (needs --type), such as GRACE_PERIOD.") var subtype: String?
+    @Option(name: .long, help: "Only notifications about this customer (any of their transaction IDs).") var transaction: String?
+    @Flag(name: .long, help: "Only notifications that were never delivered (including ones still being retried).") var failures = false
+    @Option(name: .long, help: "Stop after this many notifications.") var limit: Int?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if subtype != nil && type == nil { throw ValidationError("--subtype needs --type.") }
+        if type != nil && transaction != nil { throw ValidationError("Apple filters by --type or by --transaction, not both.") }
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            var request = NotificationHistoryRequest()
+            request.startDate = try DateArgument.require(since, "--since")
+            request.endDate = try until.map { try DateArgument.require($0, "--until") } ?? Date()
+            request.notificationType = type.map { NotificationType($0.uppercased()) }
+            request.notificationSubtype = subtype.map { NotificationSubtype($0.uppercased()) }
+            request.transactionId = transaction
+            request.onlyFailures = failures ? true : nil
+            var rows: [[String: Any?]] = []
+            var table = TextTable("SIGNED", "TYPE", "SUBTYPE", "FIRST ATTEMPT", "TRIES", "LAST RESULT", "UUID")
+            var statuses: [VerificationStatus] = []
+            pageLoop: for try await page in session.client.notificationHistoryPages(request: request) {
+                for item in page.notificationHistory ?? [] {
+                    let decoded = await item.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
+                    let payload = decoded?.notification.payload
+                        ?? item.signedPayload.flatMap { SignedDataInspector.decodeUnverified($0, as: NotificationPayload.self, reason: session.verifierProblem ?? "").payload }
+                    if let status = decoded?.notification.status { statuses.append(status) }
+                    let attempts = item.sendAttempts ?? []
+                    rows.append([
+                        "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
+                        "subtype": payload?.subtype?.rawValue, "verification": decoded.map { Records.verification($0.notification.status) },
+                        "sendAttempts": attempts.map { attempt -> [String: Any?] in
+                            var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
+                            object.merge(Printer.date("attemptDate", attempt.attemptDate))
+                            return object
+                        },
+                    ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
+                    table.add(
+                        DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
+                        attempts.first?.sendAttemptResult?.rawValue ?? "(none)", String(attempts.count),
+                        attempts.last?.sendAttemptResult?.rawValue ?? "-", payload?.notificationUUID ?? "-")
+                    if let limit, rows.count >= limit { break pageLoop }
+                }
+            }
+            printer.emit(["environment": session.environment.rawValue, "count": rows.count, "notifications": rows])
+            printer.text(rows.isEmpty ? "No notifications match in \(session.environmentLabel)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(session.environmentLabel)\n\n" + table.render())
+            try requireVerified(statuses)
+        }
+    }
+}
+
+struct TestNotificationCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-notification", abstract: "Ask Apple to send a TEST notification to the app's server, and follow its delivery.")
+
+    @Flag(name: .long, help: "Wait until the delivery result is known.") var wait = false
+    @Option(name: .long, help: "Seconds to wait with --wait.") var timeout: Double = 60
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
+            printer.text("Requested a test notification in \(session.environmentLabel). Token: \(token)")
+            guard wait else {
+                printer.emit(["testNotificationToken": token, "environment": session.environment.rawValue])
+                printer.text("Check later with: iapdesk test-notification-status \(token)")
+                return
+            }
+            let deadline = Date().addingTimeInterval(timeout)
+            while true {
+                do {
+                    let status = try await session.client.getTestNotificationStatus(testNotificationToken: token)
+                    try await TestNotificationStatusCommand.report(status, token: token, session: session, printer: printer)
+                    return
+                } catch let error as APIError where error.isNotReadyYet {
+                    guard Date() < deadline else {
+                        throw CLIError("No delivery result after \(Int(timeout)) s.", hint: "Check later with iapdesk test-notification-status \(token).", status: .unavailable)
+                    }
+                    if !printer.json { FileHandle.standardError.write(Data("waiting for the delivery result...\n".utf8)) }
+                    try await Task.sleep(nanoseconds: 1_000_000_000)
+                }
+            }
+        }
+    }
+}
+
+struct TestNotificationStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test-notification-status", abstract: "Show the delivery attempts of a test notification.")
+
+    @Argument(help: "The token from test-notification.") var token: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let status = try await session.client.getTestNotificationStatus(testNotificationToken: token)
+            try await Self.report(status, token: token, session: session, printer: printer)
+        }
+    }
+
+    static func report(_ status: CheckTestNotificationResponse, token: String, session: Session, printer: Printer) async throws {
+        let attempts = status.sendAttempts ?? []
+        let decoded = await status.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
+        printer.emit([
+            "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
+            "verification": decoded.map { Records.verification($0.notification.status) },
+            "sendAttempts": attempts.map { attempt -> [String: Any?] in
+                var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
+                object.merge(Printer.date("attemptDate", attempt.attemptDate))
+                return object
+            },
+        ])
+        var table = TextTable("ATTEMPT", "RESULT", "WHAT IT MEANS")
+        for attempt in attempts {
+            table.add(DisplayFormat.date(attempt.attemptDate, seconds: true), attempt.sendAttemptResult?.rawValue ?? "?", attempt.sendAttemptResult?.hint ?? "")
+        }
+        printer.text(table.render())
+        if let decoded { printer.text("\nPayload: \(decoded.notification.status.summary)") }
+        if !attempts.contains(where: { $0.sendAttemptResult == .success }) {
+            throw CLIError("The test notification was not delivered.", hint: attempts.last?.sendAttemptResult?.hint, status: .unavailable)
+        }
+    }
+}
+
+extension APIError {
+    /// Apple's "result not available yet" for a test notification still being delivered.
+    var isNotReadyYet: Bool {
+        if case .server(let failure) = self { return failure.code == .testNotificationNotFound }
+        return false
+    }
+}

@@ -1,0 +1,147 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import DemoServer
+import Foundation
+
+struct ServeDemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-demo",
+        abstract: "Run only the embedded demo App Store Server, and print how to reach it.",
+        discussion: "Stops on Ctrl-C or SIGTERM. Fault flags make it misbehave on purpose, to see how clients cope.")
+
+    @Option(name: .long, help: "Port to listen on (0: a free one).") var port: Int = 0
+    @Option(name: .long, help: "Production or Sandbox: which environment the printed base URL serves.") var environment: String = "Production"
+    @Option(name: .long, help: "Where test and new notifications are POSTed (default: the demo's own receiver).") var webhookURL: String?
+    @Option(name: .long, help: "Folder for the demo key and root certificate (default: a new temporary folder).") var dataDir: String?
+    @Option(name: .long, help: "Fault: add this many milliseconds before every answer.") var latencyMs: Int = 0
+    @Flag(name: .long, help: "Fault: enforce Apple's per-endpoint rate limits (429 with Retry-After).") var rateLimits = false
+    @Option(name: .long, help: "Fault: every Nth request fails.") var failEvery: Int?
+    @Option(name: .long, help: "Fault: status of those failures, 500 or 503.") var failStatus: Int = 500
+    @Option(name: .long, help: "Fault: every Nth answer has a body that is not JSON.") var malformedEvery: Int?
+    @Option(name: .long, help: "Fault: every Nth answer is cut short.") var truncatedEvery: Int?
+    @Flag(name: .long, help: "Fault: every signature served is wrong.") var badSignatures = false
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+        guard failStatus == 500 || failStatus == 503 else { throw ValidationError("--fail-status must be 500 or 503.") }
+        for (name, value) in [("--fail-every", failEvery), ("--malformed-every", malformedEvery), ("--truncated-every", truncatedEvery)] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1.") }
+        }
+        if let webhookURL {
+            guard let url = URL(string: webhookURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--webhook-url must be an http(s) URL.")
+            }
+        }
+    }
+
+    func run() async throws {
+        try await runReporting {
+            var configuration = DemoServer.Configuration()
+            configuration.port = port
+            configuration.environment = try ProfileParsing.environmentFlag(environment)
+            configuration.webhookURL = webhookURL.flatMap(URL.init(string:))
+            configuration.faults.latency = Double(latencyMs) / 1000
+            configuration.faults.rateLimits = rateLimits
+            configuration.faults.failEvery = failEvery
+            configuration.faults.failureStatus = failStatus
+            configuration.faults.malformedEvery = malformedEvery
+            configuration.faults.truncatedEvery = truncatedEvery
+            configuration.faults.badSignatures = badSignatures
+
+            let folder = try dataDir.map { path -> String in
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                return path
+            } ?? NSTemporaryDirectory() + "iapdesk-demo-\(ProcessInfo.processInfo.processIdentifier)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            let keyPath = folder + "/SubscriptionKey_\(DemoServer.keyId).p8"
+            let rootPath = folder + "/demo-root.der"
+            // Reuse a key left by an earlier run, so clients configured against it keep working.
+            if let existing = try? SigningKey.load(path: keyPath) {
+                configuration.signingKey = existing.privateKey
+            }
+            let server: DemoServer
+            do {
+                server = try await DemoServer.start(configuration)
+            } catch let error as DemoServerError {
+                throw CLIError(error.description, status: .configuration)
+            }
+            if server.webhookURL == nil { server.webhookURL = server.receiverURL }
+            try DemoFiles.writeKey(server.signingKey.pemRepresentation, to: keyPath)
+            try server.rootCertificateDER.write(to: URL(fileURLWithPath: rootPath))
+
+            var fields = FieldList()
+            fields.add("Base URL", server.baseURL.absoluteString)
+            fields.add("Environment", server.environment.label)
+            fields.add("Sandbox URL", server.sandboxURL.absoluteString)
+            fields.add("Key ID", DemoServer.keyId)
+            fields.add("Issuer ID", DemoServer.issuerId)
+            fields.add("Bundle ID", DemoServer.bundleId)
+            fields.add("App Apple ID", String(DemoServer.appAppleId))
+            fields.add("Key file", keyPath)
+            fields.add("Root certificate", rootPath)
+            fields.add("Seed IDs", server.seedURL.absoluteString)
+            fields.add("Notifications to", server.webhookURL?.absoluteString)
+            if !configuration.faults.isEmpty { fields.add("Faults", "on") }
+            print("iapdesk demo App Store Server is running. Ctrl-C stops it.\n")
+            print(fields.render())
+            print("""
+
+                Try: iapdesk lookup MK5TTTVWJH --base-url \(server.baseURL.absoluteString) --environment \(server.environment.rawValue) \\
+                       --issuer-id \(DemoServer.issuerId) --key-id \(DemoServer.keyId) --key-file \(keyPath) \\
+                       --bundle-id \(DemoServer.bundleId) --app-apple-id \(DemoServer.appAppleId) --root-cert \(rootPath)
+                """)
+            fflush(nil)
+            await ShutdownSignal.wait()
+            print("\nStopping the demo server.")
+            await server.stop()
+        }
+    }
+}
+
+enum DemoFiles {
+    /// Writes the demo key readable by its owner only, as the key loader requires.
+    static func writeKey(_ pem: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        try? FileManager.default.removeItem(at: url)
+        guard FileManager.default.createFile(atPath: path, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw CLIError("Cannot write the demo key to \(path).", status: .configuration)
+        }
+    }
+}
+
+/// Waits for SIGINT or SIGTERM.
+enum ShutdownSignal {
+    static func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { @Sendable in
+                    if once.claim() { continuation.resume() }
+                }
+                source.resume()
+                Retained.sources.append(source)
+            }
+        }
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum Retained {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+}
+
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+}

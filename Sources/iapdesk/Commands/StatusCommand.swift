@@ -1,0 +1,73 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show a customer's subscriptions: status and renewal info per group.")
+
+    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @Option(name: .long, help: "Only these statuses: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked (repeatable).")
+    var status: [Int] = []
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if let bad = status.first(where: { !(1...5).contains($0) }) {
+            throw ValidationError("--status \(bad) is not a status: use 1 to 5.")
+        }
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let response = try await session.client.getAllSubscriptionStatuses(
+                anyTransactionId: id, status: status.map(SubscriptionStatus.init))
+            var groups: [[String: Any?]] = []
+            var statuses: [VerificationStatus] = []
+            var table = TextTable("GROUP", "PRODUCT", "STATUS", "EXPIRES / RENEWS", "AUTO-RENEW", "NEXT PRODUCT", "DETAIL", "SIGNED")
+            for group in response.data ?? [] {
+                var items: [[String: Any?]] = []
+                for item in group.lastTransactions ?? [] {
+                    let transaction = await item.signedTransactionInfo.asyncMap(session.verifyTransaction)
+                    let renewal = await item.signedRenewalInfo.asyncMap(session.verifyRenewalInfo)
+                    statuses += [transaction?.status, renewal?.status].compactMap { $0 }
+                    items.append([
+                        "originalTransactionId": item.originalTransactionId, "status": item.status?.rawValue,
+                        "statusLabel": item.status?.label, "transaction": transaction.map(Records.transaction),
+                        "renewalInfo": renewal.map(Records.renewal),
+                    ])
+                    let t = transaction?.payload
+                    let r = renewal?.payload
+                    table.add(
+                        group.subscriptionGroupIdentifier ?? "-", t?.productId ?? "-", item.status?.label ?? "-",
+                        DisplayFormat.date(r?.renewalDate ?? t?.expiresDate), r?.autoRenewStatus?.label ?? "-",
+                        r?.autoRenewProductId == t?.productId ? "same" : (r?.autoRenewProductId ?? "-"), Self.detail(t, r),
+                        [transaction?.status, renewal?.status].compactMap { $0 }.map(Records.mark).joined(separator: "/"))
+                }
+                groups.append(["subscriptionGroupIdentifier": group.subscriptionGroupIdentifier, "lastTransactions": items])
+            }
+            printer.emit(["id": id, "environment": response.environment?.rawValue, "bundleId": response.bundleId, "groups": groups])
+            printer.text(groups.isEmpty ? "No subscriptions for \(id) in \(session.environmentLabel)." : table.render())
+            try requireVerified(statuses)
+        }
+    }
+
+    /// The one thing a support agent most needs to know about this subscription's renewal.
+    static func detail(_ t: TransactionPayload?, _ r: RenewalInfoPayload?) -> String {
+        var parts: [String] = []
+        if let intent = r?.expirationIntent { parts.append("expired: \(intent.label.lowercased())") }
+        if r?.isInBillingRetryPeriod == true { parts.append("billing retry") }
+        if let grace = r?.gracePeriodExpiresDate { parts.append("grace until \(DisplayFormat.day(grace))") }
+        if r?.priceIncreaseStatus == .customerHasNotResponded { parts.append("price increase not yet accepted") }
+        if let offer = r?.offerType { parts.append("next renewal: \(offer.label.lowercased())") }
+        if let revoked = t?.revocationType { parts.append(revoked.label.lowercased()) }
+        return parts.isEmpty ? "-" : parts.joined(separator: "; ")
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
+        guard let value = self else { return nil }
+        return await transform(value)
+    }
+}

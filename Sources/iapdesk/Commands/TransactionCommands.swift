@@ -1,0 +1,138 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+struct TransactionCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transaction", abstract: "Show one transaction with every field and its verification.")
+
+    @Argument(help: "A transaction ID or original transaction ID.") var id: String
+    @Flag(name: .long, help: "Try Sandbox when Production does not know the ID.") var fallback = false
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let located: Located<TransactionInfoResponse>
+            if fallback {
+                located = try await session.client.withEnvironmentFallback { client throws(APIError) in
+                    try await client.getTransactionInfo(transactionId: id)
+                }
+            } else {
+                located = Located(value: try await session.client.getTransactionInfo(transactionId: id), environment: session.environment, usedFallback: false)
+            }
+            guard let jws = located.value.signedTransactionInfo else {
+                throw CLIError("The answer carried no signed transaction.", status: .unavailable)
+            }
+            let verified = await session.verifyTransaction(jws)
+            var object = Records.transaction(verified)
+            object["foundIn"] = located.environment.rawValue
+            printer.emit(object)
+            printer.text("Found in \(located.environment.label)\(located.usedFallback ? " (after Production did not know the ID)" : "")\n")
+            printer.text(Records.transactionFields(verified).render())
+            try requireVerified([verified.status])
+        }
+    }
+}
+
+struct HistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "List a customer's transactions (Get Transaction History v2), with every filter.")
+
+    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @Option(name: .long, help: "Only purchases at or after this date (2026-11-01, 7d, ...).") var start: String?
+    @Option(name: .long, help: "Only purchases before this date.") var end: String?
+    @Option(name: .long, help: "Only this product (repeatable).") var productId: [String] = []
+    @Option(name: .long, help: "Only this type: auto-renewable, non-renewable, consumable, non-consumable (repeatable).") var productType: [String] = []
+    @Option(name: .long, help: "Only this subscription group (repeatable).") var group: [String] = []
+    @Option(name: .long, help: "purchased or family-shared.") var ownership: String?
+    @Flag(name: .long, help: "Only revoked (refunded) transactions.") var revoked = false
+    @Flag(name: .long, help: "Only transactions that are not revoked.") var notRevoked = false
+    @Option(name: .long, help: "ascending (oldest change first, the default) or descending.") var sort: String = "ascending"
+    @Option(name: .long, help: "Stop after this many transactions.") var limit: Int?
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        if revoked && notRevoked { throw ValidationError("--revoked and --not-revoked exclude each other.") }
+        if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
+    }
+
+    func query() throws -> TransactionHistoryQuery {
+        var query = TransactionHistoryQuery()
+        query.startDate = try start.map { try DateArgument.require($0, "--start") }
+        query.endDate = try end.map { try DateArgument.require($0, "--end") }
+        query.productIds = productId
+        query.productTypes = try productType.map { text in
+            let key = text.uppercased().replacingOccurrences(of: "-", with: "_")
+            let value = HistoryProductType(key)
+            guard value.isKnown else {
+                throw CLIError("--product-type \(text) is not a product type.", hint: "Use auto-renewable, non-renewable, consumable or non-consumable.", status: .usage)
+            }
+            return value
+        }
+        switch sort.lowercased() {
+        case "ascending", "asc": query.sort = .ascending
+        case "descending", "desc": query.sort = .descending
+        default: throw CLIError("--sort \(sort) is not ascending or descending.", status: .usage)
+        }
+        query.subscriptionGroupIdentifiers = group
+        if let ownership {
+            switch ownership.lowercased().replacingOccurrences(of: "_", with: "-") {
+            case "purchased": query.inAppOwnershipType = .purchased
+            case "family-shared", "family": query.inAppOwnershipType = .familyShared
+            default: throw CLIError("--ownership \(ownership) is not purchased or family-shared.", status: .usage)
+            }
+        }
+        if revoked { query.revoked = true }
+        if notRevoked { query.revoked = false }
+        return query
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            var transactions: [VerifiedPayload<TransactionPayload>] = []
+            var pages = 0
+            pageLoop: for try await page in session.client.transactionHistoryPages(anyTransactionId: id, query: try query()) {
+                pages += 1
+                for jws in page.signedTransactions ?? [] {
+                    transactions.append(await session.verifyTransaction(jws))
+                    if let limit, transactions.count >= limit { break pageLoop }
+                }
+            }
+            printer.emit(["id": id, "environment": session.environment.rawValue, "count": transactions.count, "pages": pages,
+                          "transactions": transactions.map(Records.transaction)])
+            var table = TextTable()
+            table.headers = Records.transactionHeaders
+            for transaction in transactions { table.add(Records.transactionRow(transaction)) }
+            printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(pages) page\(pages == 1 ? "" : "s"))\n")
+            printer.text(table.render())
+            try requireVerified(transactions.map(\.status))
+        }
+    }
+}
+
+struct RefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "refunds", abstract: "List a customer's refunded transactions.")
+
+    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            var refunds: [VerifiedPayload<TransactionPayload>] = []
+            for try await page in session.client.refundHistoryPages(anyTransactionId: id) {
+                for jws in page.signedTransactions ?? [] { refunds.append(await session.verifyTransaction(jws)) }
+            }
+            printer.emit(["id": id, "environment": session.environment.rawValue, "count": refunds.count, "refunds": refunds.map(Records.transaction)])
+            var table = TextTable("TRANSACTION", "PRODUCT", "PRICE", "REFUNDED", "REASON", "TYPE", "SHARE", "SIGNED")
+            for refund in refunds {
+                let t = refund.payload
+                table.add(t?.transactionId ?? "?", t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
+                          DisplayFormat.date(t?.revocationDate), t?.revocationReason?.label ?? "-", t?.revocationType?.label ?? "-",
+                          DisplayFormat.percentage(t?.revocationPercentage), Records.mark(refund.status))
+            }
+            printer.text(refunds.isEmpty ? "No refunds for \(id) in \(session.environmentLabel)." : "\(refunds.count) refund\(refunds.count == 1 ? "" : "s") in \(session.environmentLabel)\n\n" + table.render())
+            try requireVerified(refunds.map(\.status))
+        }
+    }
+}

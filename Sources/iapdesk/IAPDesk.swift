@@ -1,0 +1,22 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct IAPDesk: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "iapdesk",
+        abstract: "A support console for Apple's App Store Server API.",
+        discussion: """
+            Every command takes --demo to run against an embedded demo App Store Server (no credentials, \
+            no network), or reads a profile from $XDG_CONFIG_HOME/iapdesk/config.toml, overridden by \
+            IAPDESK_* variables and flags. Tables on a terminal; --json for scripts.
+
+            \(ExitStatus.helpText)
+            """,
+        subcommands: [
+            LookupCommand.self, TransactionCommand.self, HistoryCommand.self, RefundsCommand.self, StatusCommand.self,
+            NotificationsCommand.self, TestNotificationCommand.self, TestNotificationStatusCommand.self, ExtendCommand.self,
+            MassExtendCommand.self, MassExtendStatusCommand.self, ConsumptionCommand.self, AppAccountTokenCommand.self,
+            DecodeCommand.self, ServeDemoCommand.self,
+        ])
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// A plain-text table sized to the terminal: the widest columns give way first, cut with "…".
+struct TextTable {
+    var headers: [String]
+    var rows: [[String]] = []
+
+    init(_ headers: String...) {
+        self.headers = headers
+    }
+
+    mutating func add(_ cells: String...) { rows.append(cells) }
+    mutating func add(_ cells: [String]) { rows.append(cells) }
+
+    func render(width: Int = Terminal.width) -> String {
+        guard !headers.isEmpty else { return "" }
+        var widths = headers.indices.map { column in
+            ([headers[column]] + rows.map { column < $0.count ? $0[column] : "" }).map(\.count).max() ?? 0
+        }
+        let gap = 2
+        let available = max(width, headers.count * 4)
+        while widths.reduce(0, +) + gap * (widths.count - 1) > available {
+            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 else { break }
+            widths[widest] -= 1
+        }
+        func line(_ cells: [String]) -> String {
+            var parts: [String] = []
+            for (index, width) in widths.enumerated() {
+                let cell = index < cells.count ? cells[index] : ""
+                let fitted = cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell
+                parts.append(index == widths.count - 1 ? fitted : fitted.padding(toLength: width, withPad: " ", startingAt: 0))
+            }
+            return parts.joined(separator: String(repeating: " ", count: gap)).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        var output = [line(headers), line(widths.map { String(repeating: "-", count: $0) })]
+        output += rows.map(line)
+        return output.joined(separator: "\n")
+    }
+}
+
+/// `key: value` lines with the keys aligned.
+struct FieldList {
+    var fields: [(String, String)] = []
+
+    mutating func add(_ key: String, _ value: String?) {
+        guard let value, !value.isEmpty, value != "-" else { return }
+        fields.append((key, value))
+    }
+
+    func render() -> String {
+        let width = fields.map(\.0.count).max() ?? 0
+        return fields.map { "\($0.0.padding(toLength: width, withPad: " ", startingAt: 0))  \($0.1)" }.joined(separator: "\n")
+    }
+}
+
+enum Terminal {
+    static var width: Int {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(columns), value > 20 { return value }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
+        return 120
+    }
+
+    static var inputIsInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+}

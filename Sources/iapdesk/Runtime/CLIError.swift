@@ -1,0 +1,111 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+/// Stable exit codes, listed in `iapdesk --help`.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    case failure = 1
+    case notFound = 2
+    case configuration = 3
+    case rejected = 4
+    case unavailable = 5
+    case unauthorized = 6
+    case rateLimited = 7
+    case unverified = 8
+    case refused = 9
+    case usage = 64
+    case interrupted = 130
+
+    var meaning: String {
+        switch self {
+        case .success: return "success"
+        case .failure: return "unexpected failure"
+        case .notFound: return "the ID or order was not found"
+        case .configuration: return "configuration or key problem"
+        case .rejected: return "Apple rejected the request (other 4xx)"
+        case .unavailable: return "Apple or the network failed (5xx, timeout, no connection, unreadable answer)"
+        case .unauthorized: return "HTTP 401: the request token was refused"
+        case .rateLimited: return "HTTP 429: rate limit exceeded"
+        case .unverified: return "signed data failed verification"
+        case .refused: return "refused here: read-only profile or write not confirmed"
+        case .usage: return "invalid arguments"
+        case .interrupted: return "interrupted"
+        }
+    }
+
+    static var helpText: String {
+        "Exit codes:\n" + allCases.map { "  \(String($0.rawValue).padding(toLength: 4, withPad: " ", startingAt: 0)) \($0.meaning)" }.joined(separator: "\n")
+    }
+}
+
+/// A failure the command line reports as one message (with a hint) and an exit code.
+struct CLIError: Error, CustomStringConvertible {
+    let message: String
+    var hint: String?
+    let status: ExitStatus
+
+    var description: String { message }
+
+    init(_ message: String, hint: String? = nil, status: ExitStatus) {
+        self.message = message
+        self.hint = hint
+        self.status = status
+    }
+
+    init(_ error: APIError) {
+        let status: ExitStatus
+        switch error {
+        case .server(let failure):
+            switch failure.status {
+            case 404: status = .notFound
+            case 429: status = .rateLimited
+            case 400..<500: status = .rejected
+            default: status = .unavailable
+            }
+        case .unauthorized: status = .unauthorized
+        case .transport, .decoding: status = .unavailable
+        case .invalidRequest: status = .rejected
+        case .cancelled: status = .interrupted
+        }
+        self.init(error.summary, hint: error.hint, status: status)
+    }
+
+    init(_ error: ConfigurationError) {
+        self.init(error.description, status: error == .readOnly(profile: "") ? .refused : Self.configurationStatus(error))
+    }
+
+    private static func configurationStatus(_ error: ConfigurationError) -> ExitStatus {
+        if case .readOnly = error { return .refused }
+        return .configuration
+    }
+}
+
+extension CLIError {
+    /// Prints to standard error and exits with the error's status.
+    func exit() -> Never {
+        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+        if let hint { FileHandle.standardError.write(Data("hint: \(hint)\n".utf8)) }
+        Foundation.exit(status.rawValue)
+    }
+}
+
+/// Runs a command body, turning every failure into a message and its exit code.
+func runReporting(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        error.exit()
+    } catch let error as APIError {
+        CLIError(error).exit()
+    } catch let error as ConfigurationError {
+        CLIError(error).exit()
+    } catch let error as KeyLoadError {
+        CLIError(error.description, status: .configuration).exit()
+    } catch let error as VerifierConfigurationError {
+        CLIError(error.description, status: .configuration).exit()
+    } catch is CancellationError {
+        CLIError("Interrupted.", status: .interrupted).exit()
+    }
+}

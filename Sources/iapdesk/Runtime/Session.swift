@@ -1,0 +1,108 @@
+import AppStoreServerAPI
+import Console
+import DemoServer
+import Foundation
+
+/// What a command works with: a client, a verifier and the profile, against Apple or the demo.
+final class Session: @unchecked Sendable {
+    let profile: Profile
+    let client: AppStoreServerClient
+    /// Nil when signed data cannot be checked with this profile; `verifierProblem` says why.
+    let verifier: SignedDataVerifier?
+    let verifierProblem: String?
+    let demo: DemoServer?
+
+    private init(profile: Profile, client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String?, demo: DemoServer?) {
+        self.profile = profile
+        self.client = client
+        self.verifier = verifier
+        self.verifierProblem = verifierProblem
+        self.demo = demo
+    }
+
+    var environment: AppStoreEnvironment { client.environment.environment }
+    var environmentLabel: String { demo != nil ? "Demo (\(environment.label))" : environment.label }
+
+    static func open(_ options: GlobalOptions) async throws -> Session {
+        if options.demo { return try await openDemo(environment: options.environment) }
+        let loader = ConfigLoader()
+        let file = try loader.loadFile(path: options.config)
+        let profile = try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
+        let missing = profile.missingForRequests
+        guard missing.isEmpty else { throw ConfigurationError.incomplete(profile: profile.name, missing: missing) }
+        let key = try SigningKey.load(path: profile.keyFile!)
+        let credentials = Credentials(issuerId: profile.issuerId!, keyId: profile.keyId!, bundleId: profile.bundleId!, signingKey: key)
+        let environment = profile.environment!
+        let client: AppStoreServerClient
+        if let baseURL = profile.baseURL {
+            client = try AppStoreServerClient(credentials: credentials, environment: ServerEnvironment(environment: environment, baseURL: baseURL))
+        } else {
+            client = try AppStoreServerClient.apple(credentials: credentials, environment: environment)
+        }
+        var roots: [Data] = []
+        for path in profile.rootCerts {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError("Root certificate \(path) cannot be read.", status: .configuration)
+            }
+            roots.append(data)
+        }
+        var verifier: SignedDataVerifier?
+        var problem: String?
+        do {
+            verifier = try SignedDataVerifier(
+                bundleId: profile.bundleId!, appAppleId: profile.appAppleId, environment: environment, additionalRoots: roots)
+        } catch {
+            problem = error.description
+        }
+        return Session(profile: profile, client: client, verifier: verifier, verifierProblem: problem, demo: nil)
+    }
+
+    static func openDemo(environment: String?) async throws -> Session {
+        var configuration = DemoServer.Configuration()
+        if let environment { configuration.environment = try ProfileParsing.environmentFlag(environment) }
+        let server = try await DemoServer.start(configuration)
+        // Test notifications go to the demo's own receiver, so the round trip works offline.
+        server.webhookURL = server.receiverURL
+        var profile = Profile(name: "demo")
+        profile.bundleId = DemoServer.bundleId
+        profile.appAppleId = DemoServer.appAppleId
+        profile.environment = configuration.environment
+        profile.baseURL = server.baseURL
+        return Session(
+            profile: profile, client: try server.makeClient(), verifier: try server.makeVerifier(), verifierProblem: nil, demo: server)
+    }
+
+    func close() async {
+        await demo?.stop()
+    }
+
+    func requireWritable() throws {
+        if profile.readOnly { throw ConfigurationError.readOnly(profile: profile.name) }
+    }
+
+    /// Verifies a transaction, or reports why it could not be.
+    func verifyTransaction(_ jws: String) async -> VerifiedPayload<TransactionPayload> {
+        guard let verifier else { return Self.unverifiable(jws, as: TransactionPayload.self, verifierProblem) }
+        return await verifier.verifyTransaction(jws)
+    }
+
+    func verifyRenewalInfo(_ jws: String) async -> VerifiedPayload<RenewalInfoPayload> {
+        guard let verifier else { return Self.unverifiable(jws, as: RenewalInfoPayload.self, verifierProblem) }
+        return await verifier.verifyRenewalInfo(jws)
+    }
+
+    func verifyAppTransaction(_ jws: String) async -> VerifiedPayload<AppTransactionPayload> {
+        guard let verifier else { return Self.unverifiable(jws, as: AppTransactionPayload.self, verifierProblem) }
+        return await verifier.verifyAppTransaction(jws)
+    }
+
+    func verifyNotification(_ jws: String) async -> DecodedNotification? {
+        guard let verifier else { return nil }
+        return await verifier.verifyNotification(jws)
+    }
+
+    /// Decodes without trusting, when no verifier can be made.
+    static func unverifiable<T: Decodable & Sendable>(_ jws: String, as: T.Type, _ problem: String?) -> VerifiedPayload<T> {
+        SignedDataInspector.decodeUnverified(jws, as: T.self, reason: problem ?? "no verifier")
+    }
+}

@@ -1,3 +1,0 @@
-import TOMLKit
-import ArgumentParser
-print("placeholder")
