@@ -93,6 +93,8 @@ let package = Package(
                 "AppStoreServerAPI",
                 "DemoServer",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ],
