@@ -45,12 +45,12 @@ public struct ConfigLoader: Sendable {
         var profile: Profile
         if let requested {
             guard let found = file.profiles[requested] else {
-                throw .unknownProfile(requested, known: Array(file.profiles.keys), path: file.path)
+                throw .unknownProfile(requested, known: file.profiles.keys.sorted(), path: file.path)
             }
             profile = found
         } else if let defaultName = file.defaultProfile {
             guard let found = file.profiles[defaultName] else {
-                throw .unknownProfile(defaultName, known: Array(file.profiles.keys), path: file.path)
+                throw .unknownProfile(defaultName, known: file.profiles.keys.sorted(), path: file.path)
             }
             profile = found
         } else if file.profiles.count == 1, let only = file.profiles.values.first {
