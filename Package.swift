@@ -84,6 +84,10 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "CommandLineTests",
+            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer"]
+        ),
+        .testTarget(
             name: "ConsoleTests",
             dependencies: ["Console", "AppStoreServerAPI"]
         ),

@@ -1,0 +1,154 @@
+import AppStoreServerAPI
+import Crypto
+import DemoServer
+import Foundation
+import Testing
+
+/// Runs the built `iapdesk` binary and checks what a user or script sees: tables, JSON, exit codes.
+@Suite struct CommandLineTests {
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static var binary: URL {
+        // The test bundle sits in the build folder beside the executable.
+        var folder = Bundle.main.bundleURL
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("iapdesk").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent("iapdesk")
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.binary
+        process.arguments = arguments
+        var env = ["HOME": FileManager.default.temporaryDirectory.path, "COLUMNS": "160", "PATH": "/usr/bin:/bin"]
+        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-\(UUID().uuidString)").path
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func lookupPrintsATable() throws {
+        let result = try run(["lookup", "MK5TTTVWJH", "--demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Order MK5TTTVWJH in Demo (Production): 2 transactions"))
+        #expect(result.stdout.contains("TRANSACTION"))
+        #expect(result.stdout.contains("com.iapdesk.demo.pro.monthly"))
+        #expect(result.stdout.contains("9.99 USD"))
+        let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("2000000") }
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0.hasSuffix("ok") })
+    }
+
+    @Test func jsonIsStableForScripts() throws {
+        let result = try run(["lookup", "mk5tttvwjh", "--demo", "--json"])
+        #expect(result.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["orderId"] as? String == "MK5TTTVWJH")
+        #expect(object["valid"] as? Bool == true)
+        let transactions = try #require(object["transactions"] as? [[String: Any]])
+        #expect(transactions.count == 2)
+        let first = transactions[0]
+        #expect((first["verification"] as? [String: Any])?["status"] as? String == "verified")
+        #expect((first["purchaseDate"] as? String)?.hasSuffix("Z") == true)
+        #expect(first["purchaseDateMs"] is Int)
+        #expect(first["price"] as? Int == 9990 || first["price"] as? Int == 990)
+    }
+
+    @Test func exitCodesAreStable() throws {
+        #expect(try run(["lookup", "ZZZZZZZZZZ", "--demo"]).status == 2)
+        let malformed = try run(["transaction", "12ab", "--demo"])
+        #expect(malformed.status == 4)
+        #expect(malformed.stderr.contains("InvalidTransactionIdError (4000006)"))
+        #expect(malformed.stderr.contains("hint:"))
+        #expect(try run(["transaction", "2000000499999999", "--demo"]).status == 2)
+        #expect(try run(["history", "1", "--limit", "0", "--demo"]).status == 64)
+        let unconfigured = try run(["lookup", "MK5TTTVWJH"])
+        #expect(unconfigured.status == 3)
+        #expect(unconfigured.stderr.contains("issuer_id"))
+        let unconfirmed = try run(["extend", "2000000400000044", "--days", "3", "--reason", "goodwill", "--demo"])
+        #expect(unconfirmed.status == 9)
+        #expect(unconfirmed.stderr.contains("--yes"))
+        #expect(try run(["extend", "1", "--days", "91", "--reason", "goodwill", "--demo"]).status == 64)
+        #expect(try run(["extend", "1", "--days", "9", "--reason", "because", "--demo", "--yes"]).status == 64)
+    }
+
+    @Test func writesWithYesAndTheirRefusals() throws {
+        let seeds = try run(["status", "2000000400000044", "--demo", "--json"])
+        #expect(seeds.status == 0)
+        let extended = try run(["extend", "2000000400000044", "--days", "3", "--reason", "service-issue", "--demo", "--yes", "--json"])
+        #expect(extended.status == 0, "\(extended.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(extended.stdout.utf8)) as? [String: Any])
+        #expect(object["success"] as? Bool == true)
+        #expect(object["effectiveDateMs"] is Int)
+    }
+
+    @Test func readOnlyProfileRefusesWrites() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ro-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)
+        let keyPath = folder.appendingPathComponent("key.p8").path
+        _ = FileManager.default.createFile(atPath: keyPath, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        let config = """
+            [profiles.support]
+            issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
+            key_id = "2X9R4HXF34"
+            key_file = "\(keyPath)"
+            bundle_id = "com.example"
+            app_apple_id = 1
+            environment = "Production"
+            base_url = "http://127.0.0.1:9"
+            read_only = true
+            """
+        try config.write(to: folder.appendingPathComponent("iapdesk/config.toml"), atomically: true, encoding: .utf8)
+        let refused = try run(["extend", "1", "--days", "3", "--reason", "goodwill", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
+        #expect(refused.status == 9)
+        #expect(refused.stderr.contains("read-only"))
+        // A key readable by others is refused with the fix.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
+        let open = try run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
+        #expect(open.status == 3)
+        #expect(open.stderr.contains("chmod 600 \(keyPath)"))
+        #expect(!open.stderr.contains("PRIVATE KEY"))
+        // Nothing listens on port 9: a transport failure.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        let offline = try run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
+        #expect(offline.status == 5)
+    }
+
+    @Test func decodeVerifiesAndRejectsTampering() async throws {
+        let server = try await DemoServer.start()
+        let info = try await server.makeClient().getTransactionInfo(transactionId: server.seedIDs().originalTransactionIds[0])
+        let jws = try #require(info.signedTransactionInfo)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-root-\(UUID().uuidString).der")
+        try server.rootCertificateDER.write(to: root)
+        await server.stop()
+        let ok = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)])
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(ok.stdout.contains("== transaction"))
+        #expect(ok.stdout.contains("Verified"))
+        let parts = jws.split(separator: ".")
+        let payload = String(decoding: Base64URL.decode(parts[1])!, as: UTF8.self).replacingOccurrences(of: "\"price\":", with: "\"price\":1")
+        let tampered = [String(parts[0]), Base64URL.encode(Data(payload.utf8)), String(parts[2])].joined(separator: ".")
+        let bad = try run(["decode", tampered, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
+        #expect(bad.status == 8)
+        let untrusted = try run(["decode", jws])
+        #expect(untrusted.status == 8)
+        #expect(untrusted.stdout.contains("NOT VERIFIED"))
+        let garbage = try run(["decode", "hello"])
+        #expect(garbage.status == 64)
+        #expect(garbage.stderr.contains("Not App Store signed data"))
+    }
+}
