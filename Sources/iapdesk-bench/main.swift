@@ -1,7 +1,9 @@
 import AppStoreServerAPI
 import ArgumentParser
 import Crypto
+import DemoServer
 import Foundation
+import Synchronization
 
 /// Prints one figure per line as `name: value unit`.
 @main
@@ -37,6 +39,15 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds to run each measurement.")
     var seconds: Double = 3
 
+    @Option(name: .long, help: "Seconds of the demo server load test.")
+    var loadSeconds: Double = 10
+
+    @Option(name: .long, help: "Requests in flight during the load test.")
+    var concurrency: Int = 16
+
+    @Flag(name: .long, help: "Skip the demo server measurements.")
+    var skipDemo = false
+
     func run() async throws {
         if let jwsFile {
             try await measureFile(jwsFile)
@@ -44,6 +55,60 @@ struct Bench: AsyncParsableCommand {
             try await measureGenerated()
         }
         try await measureTokenSigning()
+        if !skipDemo && jwsFile == nil {
+            try await measureDemoServer()
+        }
+    }
+
+    /// Full history of the 500-transaction customer over loopback, and sustained Get Transaction Info.
+    func measureDemoServer() async throws {
+        let server = try await DemoServer.start()
+        let client = try server.makeClient(retryPolicy: .none)
+        let verifier = try server.makeVerifier()
+        guard let busiest = server.seedIDs().customers.first(where: { $0.scenario.contains("500+") }) else {
+            throw ValidationError("the demo has no 500-transaction customer")
+        }
+        var timings: [Double] = []
+        var count = 0
+        for _ in 0..<5 {
+            let start = ContinuousClock.now
+            count = 0
+            for try await page in client.transactionHistoryPages(anyTransactionId: busiest.originalTransactionId) {
+                for jws in page.signedTransactions ?? [] {
+                    guard await verifier.verifyTransaction(jws).status.isVerified else { throw ValidationError("history JWS failed") }
+                    count += 1
+                }
+            }
+            timings.append((ContinuousClock.now - start).seconds * 1000)
+        }
+        timings.sort()
+        print("demo_full_history_transactions: \(count) count")
+        print("demo_full_history_fetch_verify_median: \(String(format: "%.1f", timings[timings.count / 2])) ms")
+
+        let id = busiest.originalTransactionId
+        let counters = LoadCounters()
+        let deadline = ContinuousClock.now + .seconds(loadSeconds)
+        let start = ContinuousClock.now
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    while ContinuousClock.now < deadline {
+                        do {
+                            _ = try await client.getTransactionInfo(transactionId: id)
+                            counters.state.withLock { $0.ok += 1 }
+                        } catch {
+                            counters.state.withLock { $0.errors += 1 }
+                        }
+                    }
+                }
+            }
+        }
+        let elapsed = (ContinuousClock.now - start).seconds
+        let (ok, errors) = counters.state.withLock { ($0.ok, $0.errors) }
+        print("demo_get_transaction_info_sustained: \(Int(Double(ok) / elapsed)) requests_per_second")
+        print("demo_get_transaction_info_errors: \(errors) count")
+        print("demo_load_duration: \(String(format: "%.1f", elapsed)) seconds")
+        await server.stop()
     }
 
     func measureGenerated() async throws {
@@ -153,4 +218,8 @@ struct Bench: AsyncParsableCommand {
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+final class LoadCounters: Sendable {
+    let state = Mutex<(ok: Int, errors: Int)>((0, 0))
 }
