@@ -46,6 +46,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // ncursesw with a small shim header that makes its macros and wide-character API visible to Swift.
+        .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
+        // Cell buffer, layout, widgets, themes, key events and backends: knows nothing of the App Store.
+        .target(
+            name: "TerminalUI",
+            dependencies: [
+                "CNCursesW",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
         // The console's state machine, panes' view models, action registry, audit ledger, configuration.
         .target(
             name: "Console",
@@ -86,6 +96,10 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer"]
+        ),
+        .testTarget(
+            name: "TerminalUITests",
+            dependencies: ["TerminalUI"]
         ),
         .testTarget(
             name: "ConsoleTests",

@@ -1,0 +1,156 @@
+import CNCursesW
+import Foundation
+
+/// The real terminal through ncursesw's wide-character API. One thread owns it: create, use and
+/// end it on the same thread, and never from an async task.
+public final class CursesBackend: Backend {
+    private let window: UnsafeMutablePointer<WINDOW>
+    public let colors: Int
+    private var pairs: [Style: Int16] = [:]
+    private var nextPair: Int16 = 1
+    private var ended = false
+
+    /// Enters full-screen mode: raw keys, no echo, keypad, 25 ms Esc delay, mouse wheel, bracketed paste.
+    public init() throws {
+        TextWidth.prepareLocale()
+        guard let screen = initscr() else { throw TerminalError("the terminal could not be initialised (is TERM set?)") }
+        window = screen
+        raw()
+        noecho()
+        nonl()
+        keypad(screen, true)
+        nodelay(screen, true)
+        set_escdelay(25)
+        curs_set(0)
+        var colorCount = 0
+        if has_colors() {
+            start_color()
+            use_default_colors()
+            colorCount = Int(iapdesk_colors())
+        }
+        colors = colorCount
+        var old: mmask_t = 0
+        mousemask(iapdesk_button1_pressed() | iapdesk_button4_pressed() | iapdesk_button5_pressed(), &old)
+        mouseinterval(0)
+        Self.writeRaw("\u{1B}[?2004h")
+    }
+
+    deinit { end() }
+
+    /// Leaves full-screen mode and restores the terminal; safe to call more than once.
+    public func end() {
+        guard !ended else { return }
+        ended = true
+        Self.writeRaw("\u{1B}[?2004l")
+        endwin()
+    }
+
+    public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
+
+    public func clear() {
+        wclear(window)
+    }
+
+    public func draw(_ changes: [(x: Int, y: Int, cell: Cell)]) {
+        for change in changes where !change.cell.isContinuation {
+            var wide = change.cell.symbol.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
+            if wide.isEmpty { wide = [wchar_t(32)] }
+            wide.append(0)
+            var character = cchar_t()
+            let (attributes, pair) = resolve(change.cell.style)
+            _ = wide.withUnsafeBufferPointer { setcchar(&character, $0.baseAddress, attributes, pair, nil) }
+            // Writing the bottom-right cell reports an error (the cursor cannot advance) but draws it.
+            _ = mvwadd_wch(window, Int32(change.y), Int32(change.x), &character)
+        }
+    }
+
+    public func flush() {
+        wnoutrefresh(window)
+        doupdate()
+    }
+
+    private func resolve(_ style: Style) -> (attr_t, Int16) {
+        var attributes = iapdesk_a_normal()
+        if style.modifiers.contains(.bold) { attributes |= iapdesk_a_bold() }
+        if style.modifiers.contains(.dim) { attributes |= iapdesk_a_dim() }
+        if style.modifiers.contains(.italic) { attributes |= iapdesk_a_italic() }
+        if style.modifiers.contains(.underline) { attributes |= iapdesk_a_underline() }
+        if style.modifiers.contains(.reverse) { attributes |= iapdesk_a_reverse() }
+        guard colors > 0, style.fg != nil || style.bg != nil else { return (attributes, 0) }
+        let key = Style(fg: style.fg, bg: style.bg)
+        if let pair = pairs[key] { return (attributes, pair) }
+        guard Int(nextPair) < min(Int(iapdesk_color_pairs()), 32_767) else { return (attributes, 0) }
+        let pair = nextPair
+        nextPair += 1
+        init_pair(pair, Self.number(style.fg, colors), Self.number(style.bg, colors))
+        pairs[key] = pair
+        return (attributes, pair)
+    }
+
+    static func number(_ color: Color?, _ colors: Int) -> Int16 {
+        guard let color else { return -1 }
+        switch color.quantized(to: min(colors, 256)) {
+        case .default: return -1
+        case .indexed(let index): return Int16(index)
+        case .rgb: return -1
+        }
+    }
+
+    /// Every key waiting now (never blocks). Unknown escape sequences arrive as their characters,
+    /// which `KeyDecoder` turns into pastes and Alt keys.
+    public func readKeys() -> [RawKey] {
+        var keys: [RawKey] = []
+        var value: wint_t = 0
+        while keys.count < 4096 {
+            let result = wget_wch(window, &value)
+            if result == ERR { break }
+            if result == KEY_CODE_YES {
+                if Int32(value) == KEY_MOUSE {
+                    var event = MEVENT()
+                    if getmouse(&event) == OK {
+                        if event.bstate & iapdesk_button4_pressed() != 0 { keys.append(.key(.scrollUp)) }
+                        else if event.bstate & iapdesk_button5_pressed() != 0 { keys.append(.key(.scrollDown)) }
+                        else if event.bstate & iapdesk_button1_pressed() != 0 { keys.append(.key(.click(x: Int(event.x), y: Int(event.y)))) }
+                    }
+                    continue
+                }
+                if let key = Self.functionKey(Int32(value)) { keys.append(.key(key)) }
+            } else if let scalar = Unicode.Scalar(UInt32(value)) {
+                keys.append(.scalar(scalar))
+            }
+        }
+        return keys
+    }
+
+    static func functionKey(_ code: Int32) -> Key? {
+        switch code {
+        case KEY_UP: return .up
+        case KEY_DOWN: return .down
+        case KEY_LEFT: return .left
+        case KEY_RIGHT: return .right
+        case KEY_PPAGE: return .pageUp
+        case KEY_NPAGE: return .pageDown
+        case KEY_HOME: return .home
+        case KEY_END: return .end
+        case KEY_BACKSPACE: return .backspace
+        case KEY_DC: return .delete
+        case KEY_IC: return .insert
+        case KEY_BTAB: return .backTab
+        case KEY_ENTER: return .enter
+        case KEY_RESIZE: return .resize
+        default:
+            let first = iapdesk_key_f(1)
+            if code >= first && code < first + 24 { return .function(Int(code - first) + 1) }
+            return nil
+        }
+    }
+
+    private static func writeRaw(_ text: String) {
+        _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+    }
+}
+
+public struct TerminalError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

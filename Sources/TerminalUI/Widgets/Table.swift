@@ -1,0 +1,212 @@
+/// A table that draws only the rows it shows, so ten thousand rows cost what forty do.
+public struct Table: Widget {
+    public struct Column: Sendable {
+        public var title: String
+        public var width: Constraint
+        public var alignRight: Bool
+        public init(_ title: String, _ width: Constraint, alignRight: Bool = false) {
+            self.title = title
+            self.width = width
+            self.alignRight = alignRight
+        }
+    }
+
+    public var columns: [Column]
+    public var rowCount: Int
+    /// Cells of row `index` with an optional style for the row.
+    public var row: (Int) -> (cells: [String], style: Style?)
+    public var selected: Int?
+    public var offset: Int
+    public var headerStyle: Style
+    public var selectedStyle: Style
+    public var style: Style
+
+    public init(
+        columns: [Column], rowCount: Int, selected: Int?, offset: Int, style: Style = .plain, headerStyle: Style = .plain,
+        selectedStyle: Style = Style(modifiers: .reverse), row: @escaping (Int) -> (cells: [String], style: Style?)
+    ) {
+        self.columns = columns
+        self.rowCount = rowCount
+        self.row = row
+        self.selected = selected
+        self.offset = offset
+        self.style = style
+        self.headerStyle = headerStyle
+        self.selectedStyle = selectedStyle
+    }
+
+    /// Rows visible in a table of `height` lines (one is the header).
+    public static func visibleRows(height: Int) -> Int { max(0, height - 1) }
+
+    /// The first row to show so `selected` stays visible, given the previous offset.
+    public static func scrolledOffset(selected: Int, offset: Int, visible: Int, count: Int) -> Int {
+        guard visible > 0, count > 0 else { return 0 }
+        var top = min(max(0, offset), max(0, count - visible))
+        if selected < top { top = selected }
+        if selected >= top + visible { top = selected - visible + 1 }
+        return max(0, top)
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        guard area.height > 0, area.width > 0 else { return }
+        let widths = Layout.split(area, .horizontal, columns.map(\.width), spacing: 1).map(\.width)
+        func drawRow(_ cells: [String], y: Int, style: Style) {
+            var x = area.x
+            for (index, column) in columns.enumerated() {
+                let width = widths[index]
+                let text = index < cells.count ? TextWidth.truncate(TextWidth.sanitize(cells[index]), to: width) : ""
+                let pad = column.alignRight ? max(0, width - TextWidth.of(text)) : 0
+                buffer.write(text, x: x + pad, y: y, style: style, maxWidth: width - pad)
+                x += width + 1
+            }
+        }
+        buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), with: headerStyle)
+        drawRow(columns.map(\.title), y: area.y, style: headerStyle)
+        let visible = Self.visibleRows(height: area.height)
+        let top = selected.map { Self.scrolledOffset(selected: $0, offset: offset, visible: visible, count: rowCount) } ?? offset
+        for line in 0..<visible {
+            let index = top + line
+            guard index < rowCount else { break }
+            let (cells, rowStyle) = row(index)
+            let y = area.y + 1 + line
+            var lineStyle = style.patched(with: rowStyle ?? .plain)
+            if index == selected {
+                lineStyle = lineStyle.patched(with: selectedStyle)
+                buffer.fill(Rect(x: area.x, y: y, width: area.width, height: 1), with: lineStyle)
+            }
+            drawRow(cells, y: y, style: lineStyle)
+        }
+        if rowCount > visible, visible > 0 {
+            // A scroll position marker on the right edge.
+            let position = area.y + 1 + (visible - 1) * top / max(1, rowCount - visible)
+            buffer[area.right - 1, min(position, area.bottom - 1)] = Cell("▐", style: headerStyle)
+        }
+    }
+}
+
+/// A row of tab titles with the selected one highlighted.
+public struct Tabs: Widget {
+    public var titles: [String]
+    public var selected: Int
+    public var style: Style
+    public var selectedStyle: Style
+
+    public init(titles: [String], selected: Int, style: Style = .plain, selectedStyle: Style = Style(modifiers: .reverse)) {
+        self.titles = titles
+        self.selected = selected
+        self.style = style
+        self.selectedStyle = selectedStyle
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), with: style)
+        var x = area.x
+        for (index, title) in titles.enumerated() {
+            let label = " \(index + 1) \(title) "
+            guard x + TextWidth.of(label) <= area.right else {
+                // Narrow screens keep only the numbers.
+                let short = " \(index + 1) "
+                guard x + TextWidth.of(short) <= area.right else { break }
+                x = buffer.write(short, x: x, y: area.y, style: index == selected ? selectedStyle : style)
+                continue
+            }
+            x = buffer.write(label, x: x, y: area.y, style: index == selected ? selectedStyle : style)
+        }
+    }
+}
+
+/// A single-line text field with a cursor; horizontal scrolling keeps the cursor visible.
+public struct TextInputState: Sendable, Equatable {
+    public var text: String
+    public var cursor: Int
+    public var maxLength: Int
+
+    public init(text: String = "", maxLength: Int = 512) {
+        self.text = String(text.prefix(maxLength))
+        self.cursor = self.text.count
+        self.maxLength = maxLength
+    }
+
+    /// Applies an editing key; returns false for keys it does not handle.
+    public mutating func handle(_ key: Key) -> Bool {
+        switch key {
+        case .character(let c):
+            insert(String(c))
+        case .paste(let pasted):
+            // Pasted text becomes one line: newlines and tabs turn into spaces, controls are dropped.
+            insert(TextWidth.sanitize(pasted).trimmingCharacters(in: .whitespaces))
+        case .backspace:
+            guard cursor > 0 else { return true }
+            let index = text.index(text.startIndex, offsetBy: cursor - 1)
+            text.remove(at: index)
+            cursor -= 1
+        case .delete:
+            guard cursor < text.count else { return true }
+            text.remove(at: text.index(text.startIndex, offsetBy: cursor))
+        case .left: cursor = max(0, cursor - 1)
+        case .right: cursor = min(text.count, cursor + 1)
+        case .home, .control("a"): cursor = 0
+        case .end, .control("e"): cursor = text.count
+        case .control("u"):
+            text = ""
+            cursor = 0
+        case .control("w"):
+            let head = String(text.prefix(cursor))
+            var trimmed = head
+            while trimmed.last == " " { trimmed.removeLast() }
+            while let last = trimmed.last, last != " " { trimmed.removeLast() }
+            text = trimmed + text.dropFirst(cursor)
+            cursor = trimmed.count
+        default: return false
+        }
+        return true
+    }
+
+    private mutating func insert(_ piece: String) {
+        let room = maxLength - text.count
+        guard room > 0 else { return }
+        let clipped = String(piece.prefix(room))
+        let index = text.index(text.startIndex, offsetBy: cursor)
+        text.insert(contentsOf: clipped, at: index)
+        cursor += clipped.count
+    }
+}
+
+public struct TextInput: Widget {
+    public var state: TextInputState
+    public var style: Style
+    public var cursorStyle: Style
+    public var placeholder: String
+    public var placeholderStyle: Style
+    public var showCursor: Bool
+
+    public init(state: TextInputState, style: Style = .plain, cursorStyle: Style = Style(modifiers: .reverse),
+                placeholder: String = "", placeholderStyle: Style = Style(modifiers: .dim), showCursor: Bool = true) {
+        self.state = state
+        self.style = style
+        self.cursorStyle = cursorStyle
+        self.placeholder = placeholder
+        self.placeholderStyle = placeholderStyle
+        self.showCursor = showCursor
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        guard area.width > 1 else { return }
+        buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), with: style)
+        if state.text.isEmpty {
+            buffer.write(truncating: placeholder, x: area.x + 1, y: area.y, width: area.width - 1, style: style.patched(with: placeholderStyle))
+        }
+        let characters = Array(TextWidth.sanitize(state.text))
+        var start = 0
+        let room = area.width - 1
+        while TextWidth.of(String(characters[start..<min(state.cursor, characters.count)])) >= room, start < state.cursor { start += 1 }
+        if !state.text.isEmpty {
+            buffer.write(String(characters[start...]), x: area.x, y: area.y, style: style, maxWidth: room)
+        }
+        if showCursor {
+            let cursorX = area.x + TextWidth.of(String(characters[start..<min(state.cursor, characters.count)]))
+            let under = state.cursor < characters.count ? String(characters[state.cursor]) : " "
+            buffer.write(under, x: cursorX, y: area.y, style: style.patched(with: cursorStyle), maxWidth: 2)
+        }
+    }
+}

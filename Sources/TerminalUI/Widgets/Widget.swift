@@ -1,0 +1,119 @@
+/// Anything that draws itself into a rectangle of a buffer.
+public protocol Widget {
+    func render(in area: Rect, buffer: inout Buffer)
+}
+
+/// A border with a title; `inner` is the area inside it.
+public struct Block: Widget {
+    public var title: String?
+    public var style: Style
+    public var titleStyle: Style
+    public var fill: Style?
+
+    public init(title: String? = nil, style: Style = .plain, titleStyle: Style = .plain, fill: Style? = nil) {
+        self.title = title
+        self.style = style
+        self.titleStyle = titleStyle
+        self.fill = fill
+    }
+
+    public static func inner(_ area: Rect) -> Rect { area.inset(by: 1) }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        guard area.width >= 2, area.height >= 2 else { return }
+        if let fill { buffer.fill(area, with: fill) }
+        let right = area.right - 1
+        let bottom = area.bottom - 1
+        buffer[area.x, area.y] = Cell("╭", style: style)
+        buffer[right, area.y] = Cell("╮", style: style)
+        buffer[area.x, bottom] = Cell("╰", style: style)
+        buffer[right, bottom] = Cell("╯", style: style)
+        for x in (area.x + 1)..<right {
+            buffer[x, area.y] = Cell("─", style: style)
+            buffer[x, bottom] = Cell("─", style: style)
+        }
+        for y in (area.y + 1)..<bottom {
+            buffer[area.x, y] = Cell("│", style: style)
+            buffer[right, y] = Cell("│", style: style)
+        }
+        if let title, area.width > 4 {
+            buffer.write(truncating: " \(title) ", x: area.x + 2, y: area.y, width: area.width - 4, style: titleStyle)
+        }
+    }
+}
+
+/// Lines of styled text, wrapped or cut to the width, scrolled by `offset` lines.
+public struct Paragraph: Widget {
+    public struct Span: Sendable {
+        public var text: String
+        public var style: Style
+        public init(_ text: String, _ style: Style = .plain) {
+            self.text = text
+            self.style = style
+        }
+    }
+
+    public var lines: [[Span]]
+    public var wrap: Bool
+    public var offset: Int
+
+    public init(lines: [[Span]], wrap: Bool = true, offset: Int = 0) {
+        self.lines = lines
+        self.wrap = wrap
+        self.offset = offset
+    }
+
+    public init(_ text: String, style: Style = .plain, wrap: Bool = true) {
+        self.init(lines: text.split(separator: "\n", omittingEmptySubsequences: false).map { [Span(String($0), style)] }, wrap: wrap)
+    }
+
+    /// The lines after wrapping to `width`.
+    public func layout(width: Int) -> [[Span]] {
+        guard wrap, width > 0 else { return lines }
+        var result: [[Span]] = []
+        for line in lines {
+            var current: [Span] = []
+            var used = 0
+            for span in line {
+                var rest = Substring(span.text)
+                while !rest.isEmpty {
+                    let room = width - used
+                    if TextWidth.of(rest) <= room {
+                        current.append(Span(String(rest), span.style))
+                        used += TextWidth.of(rest)
+                        rest = ""
+                    } else {
+                        var cut = rest.startIndex
+                        var w = 0
+                        var lastSpace: Substring.Index?
+                        while cut < rest.endIndex, w + TextWidth.of(rest[cut]) <= room {
+                            if rest[cut] == " " { lastSpace = cut }
+                            w += TextWidth.of(rest[cut])
+                            cut = rest.index(after: cut)
+                        }
+                        if let lastSpace, lastSpace > rest.startIndex, cut < rest.endIndex { cut = rest.index(after: lastSpace) }
+                        if cut == rest.startIndex && used == 0 { cut = rest.index(after: cut) }
+                        current.append(Span(String(rest[rest.startIndex..<cut]), span.style))
+                        result.append(current)
+                        current = []
+                        used = 0
+                        rest = rest[cut...]
+                        while rest.first == " " { rest = rest.dropFirst() }
+                    }
+                }
+            }
+            result.append(current)
+        }
+        return result
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        let laid = layout(width: area.width)
+        for (row, line) in laid.dropFirst(max(0, offset)).prefix(area.height).enumerated() {
+            var x = area.x
+            for span in line {
+                x = buffer.write(span.text, x: x, y: area.y + row, style: span.style, maxWidth: area.right - x)
+            }
+        }
+    }
+}

@@ -1,0 +1,106 @@
+@testable import TerminalUI
+import Testing
+
+@Suite struct BufferAndWidgetTests {
+    @Test func widthsMatchGlibc() {
+        #expect(TextWidth.of("abc") == 3)
+        #expect(TextWidth.of("山田") == 4)
+        #expect(TextWidth.of("e\u{301}") == 1)
+        #expect(TextWidth.of("🚀") == 2)
+        #expect(TextWidth.truncate("com.iapdesk.demo.pro.monthly", to: 10) == "com.iapde…")
+        #expect(TextWidth.truncate("山田太郎", to: 5) == "山田…")
+        #expect(TextWidth.sanitize("a\u{1B}[31mb\tc") == "a [31mb c")
+    }
+
+    @Test func wideCharactersTakeTwoCells() {
+        var buffer = Buffer(width: 6, height: 1)
+        buffer.write("山a", x: 0, y: 0)
+        #expect(buffer[0, 0].symbol == "山")
+        #expect(buffer[1, 0].isContinuation)
+        #expect(buffer[2, 0].symbol == "a")
+        buffer.write("x", x: 1, y: 0)
+        #expect(buffer[0, 0].symbol == " ")
+        #expect(buffer.text == " xa")
+        var clipped = Buffer(width: 3, height: 1)
+        clipped.write("ab山", x: 0, y: 0)
+        #expect(clipped.text == "ab")
+    }
+
+    @Test func diffSendsOnlyChanges() {
+        var a = Buffer(width: 10, height: 3)
+        a.write("hello", x: 0, y: 0)
+        var b = a
+        b.write("J", x: 0, y: 0)
+        #expect(b.diff(from: a).count == 1)
+        #expect(b.diff(from: Buffer(width: 5, height: 3)).count == 30)
+        let backend = HeadlessBackend(width: 20, height: 2)
+        let terminal = Terminal(backend: backend)
+        terminal.draw { _, buffer in buffer.write("one", x: 0, y: 0) }
+        terminal.draw { _, buffer in buffer.write("two", x: 0, y: 0) }
+        #expect(terminal.lastChangeCount == 3)
+        #expect(backend.text == "two\n")
+    }
+
+    @Test func layoutSplitsByConstraints() {
+        let area = Rect(x: 0, y: 0, width: 100, height: 10)
+        let parts = Layout.split(area, .horizontal, [.length(10), .percentage(20), .fill(1), .fill(3)])
+        #expect(parts.map(\.width) == [10, 20, 17, 53])
+        #expect(parts.map(\.x) == [0, 10, 30, 47])
+        let tight = Layout.split(Rect(x: 0, y: 0, width: 10, height: 5), .vertical, [.length(3), .length(4), .fill(1)])
+        #expect(tight.map(\.height) == [3, 2, 0])
+    }
+
+    @Test func tableRendersOnlyVisibleRowsAndFollowsSelection() {
+        var asked: [Int] = []
+        var buffer = Buffer(width: 30, height: 5)
+        let table = Table(columns: [.init("ID", .length(6)), .init("NAME", .fill(1))], rowCount: 10_000, selected: 9_999, offset: 0) { index in
+            asked.append(index)
+            return (["\(index)", "row \(index)"], nil)
+        }
+        table.render(in: buffer.area, buffer: &buffer)
+        #expect(asked == [9_996, 9_997, 9_998, 9_999])
+        #expect(buffer.text.split(separator: "\n").first?.hasPrefix("ID") == true)
+        #expect(buffer.text.contains("9999   row 9999"))
+        #expect(Table.scrolledOffset(selected: 5, offset: 0, visible: 3, count: 10) == 3)
+        #expect(Table.scrolledOffset(selected: 1, offset: 3, visible: 3, count: 10) == 1)
+    }
+
+    @Test func paragraphWrapsAtWords() {
+        let paragraph = Paragraph("the quick brown fox jumps")
+        #expect(paragraph.layout(width: 10).map { $0.map(\.text).joined() } == ["the quick ", "brown fox ", "jumps"])
+    }
+
+    @Test func textInputEditsAndTakesPastes() {
+        var input = TextInputState(maxLength: 12)
+        for character in "MK5" { _ = input.handle(.character(character)) }
+        _ = input.handle(.paste("TTT\nVWJH\u{7}xyz"))
+        #expect(input.text == "MK5TTT VWJH ")
+        _ = input.handle(.control("u"))
+        #expect(input.text.isEmpty)
+        _ = input.handle(.paste(String(repeating: "9", count: 5000)))
+        #expect(input.text.count == 12)
+        _ = input.handle(.home)
+        _ = input.handle(.delete)
+        #expect(input.text.count == 11)
+        #expect(input.handle(.up) == false)
+    }
+
+    @Test func keyDecoderFindsPastesAndEscape() {
+        let raw: [RawKey] = [.scalar("a")] + "\u{1B}[200~hi\u{1B}[201~".unicodeScalars.map { .scalar($0) } + [.scalar("\u{1B}"), .key(.up), .scalar("\u{3}"), .scalar("\r")]
+        #expect(KeyDecoder.decode(raw) == [.character("a"), .paste("hi"), .escape, .up, .control("c"), .enter])
+        #expect(KeyDecoder.decode("\u{1B}[1;5A".unicodeScalars.map { .scalar($0) }).isEmpty)
+    }
+
+    @Test func treeFoldsByPath() {
+        let tree = TreeNode(label: "root", children: [
+            TreeNode(label: "a", value: "1", path: "a"),
+            TreeNode(label: "b", children: [TreeNode(label: "c", value: "2", path: "b.c")], path: "b"),
+        ], path: "")
+        #expect(tree.lines(folded: []).count == 4)
+        #expect(tree.lines(folded: ["b"]).count == 3)
+        var buffer = Buffer(width: 20, height: 4)
+        TreeView(lines: tree.lines(folded: ["b"]), selected: 2, offset: 0, keyStyle: .plain, valueStyle: .plain, selectedStyle: .plain)
+            .render(in: buffer.area, buffer: &buffer)
+        #expect(buffer.text.contains("▸ b … 1 items"))
+    }
+}
