@@ -61,6 +61,7 @@ let package = Package(
             name: "Console",
             dependencies: [
                 "AppStoreServerAPI",
+                "TerminalUI",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
@@ -103,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "AppStoreServerAPI"]
+            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer"]
         ),
         .testTarget(
             name: "DemoServerTests",

@@ -7,16 +7,18 @@ struct IAPDesk: AsyncParsableCommand {
         commandName: "iapdesk",
         abstract: "A support console for Apple's App Store Server API.",
         discussion: """
-            Every command takes --demo to run against an embedded demo App Store Server (no credentials, \
+            With no command, iapdesk opens the full-screen console for the configured profile; \
+            `iapdesk demo` opens it against the embedded demo server. Every command takes --demo to run against an embedded demo App Store Server (no credentials, \
             no network), or reads a profile from $XDG_CONFIG_HOME/iapdesk/config.toml, overridden by \
             IAPDESK_* variables and flags. Tables on a terminal; --json for scripts.
 
             \(ExitStatus.helpText)
             """,
         subcommands: [
-            LookupCommand.self, TransactionCommand.self, HistoryCommand.self, RefundsCommand.self, StatusCommand.self,
+            ConsoleCommand.self, DemoCommand.self, LookupCommand.self, TransactionCommand.self, HistoryCommand.self, RefundsCommand.self, StatusCommand.self,
             NotificationsCommand.self, TestNotificationCommand.self, TestNotificationStatusCommand.self, ExtendCommand.self,
             MassExtendCommand.self, MassExtendStatusCommand.self, ConsumptionCommand.self, AppAccountTokenCommand.self,
             DecodeCommand.self, ServeDemoCommand.self,
-        ])
+        ],
+        defaultSubcommand: ConsoleCommand.self)
 }

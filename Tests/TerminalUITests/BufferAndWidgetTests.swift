@@ -89,6 +89,7 @@ import Testing
         let raw: [RawKey] = [.scalar("a")] + "\u{1B}[200~hi\u{1B}[201~".unicodeScalars.map { .scalar($0) } + [.scalar("\u{1B}"), .key(.up), .scalar("\u{3}"), .scalar("\r")]
         #expect(KeyDecoder.decode(raw) == [.character("a"), .paste("hi"), .escape, .up, .control("c"), .enter])
         #expect(KeyDecoder.decode("\u{1B}[1;5A".unicodeScalars.map { .scalar($0) }).isEmpty)
+        #expect(KeyDecoder.decode([.scalar("\u{1B}"), .scalar("q")]) == [.escape, .character("q")])
     }
 
     @Test func treeFoldsByPath() {

@@ -145,7 +145,7 @@ public final class CursesBackend: Backend {
         }
     }
 
-    private static func writeRaw(_ text: String) {
+    static func writeRaw(_ text: String) {
         _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
     }
 }
@@ -153,4 +153,12 @@ public final class CursesBackend: Backend {
 public struct TerminalError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ description: String) { self.description = description }
+}
+
+extension CursesBackend {
+    /// Restores the terminal from a signal handler when the process is about to die.
+    public static func emergencyRestore() {
+        writeRaw("\u{1B}[?2004l")
+        endwin()
+    }
 }

@@ -6,7 +6,7 @@ public enum RawKey: Sendable, Equatable {
 }
 
 /// Turns raw input into keys: bracketed pastes (ESC [200~ ... ESC [201~) become one `.paste`,
-/// control characters become named keys, a lone ESC is Escape, ESC + letter is dropped as Alt.
+/// control characters become named keys, ESC is Escape unless it starts a CSI/SS3 sequence.
 public enum KeyDecoder {
     static let pasteStart: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "0", "~"]
     static let pasteEnd: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "1", "~"]
@@ -47,10 +47,7 @@ public enum KeyDecoder {
                         index = cursor + 1
                         continue
                     }
-                    if case .scalar? = raw.dropFirst(index + 1).first {
-                        index += 2
-                        continue
-                    }
+                    // Anything else after ESC is a separate key pressed right after Escape.
                     keys.append(.escape)
                 } else {
                     keys.append(named(scalar))

@@ -12,7 +12,7 @@ struct TextTable {
     mutating func add(_ cells: String...) { rows.append(cells) }
     mutating func add(_ cells: [String]) { rows.append(cells) }
 
-    func render(width: Int = Terminal.width) -> String {
+    func render(width: Int = TerminalInfo.width) -> String {
         guard !headers.isEmpty else { return "" }
         var widths = headers.indices.map { column in
             ([headers[column]] + rows.map { column < $0.count ? $0[column] : "" }).map(\.count).max() ?? 0
@@ -53,7 +53,7 @@ struct FieldList {
     }
 }
 
-enum Terminal {
+enum TerminalInfo {
     static var width: Int {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(columns), value > 20 { return value }
         var size = winsize()

@@ -92,7 +92,7 @@ extension CLIError {
 }
 
 /// Runs a command body, turning every failure into a message and its exit code.
-func runReporting(_ body: () async throws -> Void) async throws {
+func runReporting(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async throws {
     do {
         try await body()
     } catch let error as CLIError {

@@ -19,7 +19,7 @@ func withSession(_ options: GlobalOptions, _ body: (Session, Printer) async thro
 func confirmWrite(_ description: String, yes: Bool, session: Session) throws {
     try session.requireWritable()
     if yes { return }
-    guard Terminal.inputIsInteractive else {
+    guard TerminalInfo.inputIsInteractive else {
         throw CLIError("Not sent: this changes data and standard input is not a terminal.", hint: "Add --yes to send without asking.", status: .refused)
     }
     FileHandle.standardError.write(Data("\(description)\nSend to \(session.environmentLabel)? Type yes to send: ".utf8))

@@ -1,0 +1,303 @@
+import AppStoreServerAPI
+import Foundation
+import Synchronization
+
+/// The client and verifier for an environment (the demo's or the profile's).
+public struct ConsoleServices: Sendable {
+    public var client: AppStoreServerClient
+    public var verifier: SignedDataVerifier?
+    public var verifierProblem: String?
+
+    public init(client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil) {
+        self.client = client
+        self.verifier = verifier
+        self.verifierProblem = verifierProblem
+    }
+}
+
+/// Performs the console's API effects in tasks and posts their results back as actions.
+public final class EffectRunner: Sendable {
+    private let services: Mutex<ConsoleServices>
+    private let makeServices: @Sendable (AppStoreEnvironment) throws -> ConsoleServices
+    private let post: @Sendable (ConsoleAction) -> Void
+    private let tasks = Mutex<[Int: Task<Void, Never>]>([:])
+    private let ledger: AuditLedger?
+    private let profileName: String
+
+    public init(
+        services: ConsoleServices, profileName: String, ledger: AuditLedger?,
+        makeServices: @escaping @Sendable (AppStoreEnvironment) throws -> ConsoleServices,
+        post: @escaping @Sendable (ConsoleAction) -> Void
+    ) {
+        self.services = Mutex(services)
+        self.profileName = profileName
+        self.ledger = ledger
+        self.makeServices = makeServices
+        self.post = post
+    }
+
+    var current: ConsoleServices { services.withLock { $0 } }
+
+    public func run(_ effect: ConsoleEffect) {
+        switch effect {
+        case .lookUpOrder(let request, let orderId):
+            spawn(request) { services, post in
+                do {
+                    let response = try await services.client.lookUpOrderId(orderId: orderId)
+                    var transactions: [VerifiedTransaction] = []
+                    for jws in response.signedTransactions ?? [] { transactions.append(await Self.verifyTransaction(jws, services)) }
+                    post(.order(request: request, .success(OrderResult(orderId: orderId, status: response.status, transactions: transactions))))
+                } catch {
+                    post(.order(request: request, .failure(DisplayError(error))))
+                }
+            }
+        case .loadCustomer(let request, let anchor, let includeTransaction):
+            spawn(request) { services, post in
+                await Self.loadCustomer(request: request, anchor: anchor, includeTransaction: includeTransaction, services: services, post: post)
+            }
+        case .loadHistory(let request, let anchor, let query):
+            spawn(request) { services, post in
+                post(.paneHistory(request: request, await Self.history(anchor, query, services)))
+            }
+        case .loadNotifications(let request, let spec):
+            spawn(request) { services, post in
+                post(.paneNotifications(request: request, await Self.notifications(spec, services)))
+            }
+        case .extend(let request, let originalTransactionId, let body):
+            spawn(request) { [ledger, profileName] services, post in
+                let bodyText = (try? AppStoreJSON.encoder().encode(body)).map { String(decoding: $0, as: UTF8.self) }
+                let entry = AuditLedger.Entry(
+                    time: Date(), event: "intent", requestIdentifier: body.requestIdentifier ?? "", method: "PUT",
+                    path: "/inApps/v1/subscriptions/extend/\(originalTransactionId)", body: bodyText, profile: profileName,
+                    environment: services.client.environment.environment.rawValue, outcome: nil)
+                do {
+                    try ledger?.recordIntent(entry)
+                } catch {
+                    post(.extended(request: request, .failure(DisplayError(summary: "Not sent: the audit ledger could not be written (\(error)).", hint: "Check the state directory is writable."))))
+                    return
+                }
+                do {
+                    let response = try await services.client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: body)
+                    try? ledger?.recordOutcome(entry, outcome: "success: effectiveDate \(response.effectiveDate.map(DisplayFormat.iso) ?? "-")")
+                    post(.extended(request: request, .success(response)))
+                } catch {
+                    try? ledger?.recordOutcome(entry, outcome: "error: \(DisplayError(error).summary)")
+                    post(.extended(request: request, .failure(DisplayError(error))))
+                }
+            }
+        case .requestTestNotification(let request):
+            Task { [post, current] in
+                do {
+                    let response = try await current.client.requestTestNotification()
+                    post(.testRequested(request: request, .success(response.testNotificationToken ?? "")))
+                } catch {
+                    post(.testRequested(request: request, .failure(DisplayError(error))))
+                }
+            }
+        case .pollTestNotification(let request, let token, let delay):
+            spawn(request, finishes: false) { services, post in
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                guard !Task.isCancelled else { return }
+                do {
+                    post(.testStatus(request: request, .success(try await services.client.getTestNotificationStatus(testNotificationToken: token))))
+                } catch {
+                    post(.testStatus(request: request, .failure(DisplayError(error))))
+                }
+            }
+        case .inspect(let request, let text):
+            spawn(request) { services, post in
+                let decoded: DecodedSignedData
+                if let verifier = services.verifier {
+                    decoded = await verifier.verifyAny(text)
+                } else {
+                    decoded = .unrecognised(services.verifierProblem ?? "No verifier is configured.")
+                }
+                post(.inspected(request: request, decoded))
+            }
+        case .cancel(let request):
+            tasks.withLock { $0.removeValue(forKey: request) }?.cancel()
+        case .switchEnvironment(let environment):
+            do {
+                let next = try makeServices(environment)
+                services.withLock { $0 = next }
+                post(.environmentChanged(.success(environment)))
+            } catch {
+                post(.environmentChanged(.failure(DisplayError(summary: "Cannot switch to \(environment.label): \(error)"))))
+            }
+        case .copy, .setTheme, .quit:
+            break
+        }
+    }
+
+    public func cancelAll() {
+        let all = tasks.withLock { tasks -> [Task<Void, Never>] in
+            defer { tasks.removeAll() }
+            return Array(tasks.values)
+        }
+        all.forEach { $0.cancel() }
+    }
+
+    private func spawn(_ request: Int, finishes: Bool = true, _ body: @escaping @Sendable (ConsoleServices, @escaping @Sendable (ConsoleAction) -> Void) async -> Void) {
+        let services = current
+        let post = self.post
+        let task = Task { [weak self] in
+            await body(services, post)
+            if finishes { post(.finished(request: request)) }
+            _ = self?.tasks.withLock { $0.removeValue(forKey: request) }
+        }
+        tasks.withLock { $0[request] = task }
+    }
+
+    // MARK: Loading
+
+    static func loadCustomer(
+        request: Int, anchor: String, includeTransaction: Bool, services: ConsoleServices, post: @escaping @Sendable (ConsoleAction) -> Void
+    ) async {
+        // Find the environment first (Production, then Sandbox on 4040010), then fetch the rest there.
+        var located = services
+        if includeTransaction {
+            do {
+                let found = try await services.client.withEnvironmentFallback { client throws(APIError) in
+                    try await client.getTransactionInfo(transactionId: anchor)
+                }
+                let transaction = await verifyTransaction(found.value.signedTransactionInfo ?? "", services)
+                post(.transaction(request: request, .success(Located(value: transaction, environment: found.environment, usedFallback: found.usedFallback))))
+                if found.usedFallback, let fallback = services.client.fallbackEnvironment {
+                    located.client = services.client.switching(to: fallback)
+                }
+            } catch {
+                post(.transaction(request: request, .failure(DisplayError(error))))
+                if error.isTransactionNotFound || error.summary.contains("4000006") {
+                    // Nothing else can be found for an ID Apple does not know.
+                    let failure = DisplayError(error)
+                    post(.subscriptions(request: request, .failure(failure)))
+                    post(.refunds(request: request, .failure(failure)))
+                    post(.history(request: request, .failure(failure)))
+                    post(.customerNotifications(request: request, .failure(failure)))
+                    post(.appTransaction(request: request, .failure(failure)))
+                    return
+                }
+            }
+        }
+        let scoped = located
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    let response = try await scoped.client.getAllSubscriptionStatuses(anyTransactionId: anchor)
+                    var rows: [SubscriptionRow] = []
+                    for item in response.data ?? [] {
+                        for last in item.lastTransactions ?? [] {
+                            let transaction = await last.signedTransactionInfo.asyncMap { await verifyTransaction($0, scoped) }
+                            let renewal = await last.signedRenewalInfo.asyncMap { await verifyRenewal($0, scoped) }
+                            rows.append(SubscriptionRow(groupIdentifier: item.subscriptionGroupIdentifier ?? "-", originalTransactionId: last.originalTransactionId ?? "-",
+                                                        status: last.status, transaction: transaction, renewal: renewal))
+                        }
+                    }
+                    post(.subscriptions(request: request, .success(rows)))
+                } catch {
+                    post(.subscriptions(request: request, .failure(DisplayError(error))))
+                }
+            }
+            group.addTask {
+                do {
+                    var refunds: [VerifiedTransaction] = []
+                    for try await page in scoped.client.refundHistoryPages(anyTransactionId: anchor) {
+                        for jws in page.signedTransactions ?? [] { refunds.append(await verifyTransaction(jws, scoped)) }
+                    }
+                    post(.refunds(request: request, .success(refunds)))
+                } catch let error as APIError {
+                    post(.refunds(request: request, .failure(DisplayError(error))))
+                } catch {
+                    post(.refunds(request: request, .failure(DisplayError(summary: "\(error)"))))
+                }
+            }
+            group.addTask {
+                post(.history(request: request, await history(anchor, TransactionHistoryQuery(sort: .descending), scoped)))
+            }
+            group.addTask {
+                let spec = NotificationRequestSpec(since: 30 * 86_400 - 3600, type: nil, subtype: nil, transactionId: anchor, onlyFailures: false)
+                post(.customerNotifications(request: request, await notifications(spec, scoped)))
+            }
+            group.addTask {
+                do {
+                    let response = try await scoped.client.getAppTransactionInfo(anyTransactionId: anchor)
+                    let payload: VerifiedPayload<AppTransactionPayload>
+                    if let verifier = scoped.verifier {
+                        payload = await verifier.verifyAppTransaction(response.signedAppTransactionInfo ?? "")
+                    } else {
+                        payload = SignedDataInspector.decodeUnverified(response.signedAppTransactionInfo ?? "", as: AppTransactionPayload.self, reason: scoped.verifierProblem ?? "no verifier")
+                    }
+                    post(.appTransaction(request: request, .success(payload)))
+                } catch {
+                    post(.appTransaction(request: request, .failure(DisplayError(error))))
+                }
+            }
+        }
+    }
+
+    /// Up to 2,000 transactions (100 pages), newest changes first unless the query says otherwise.
+    static func history(_ anchor: String, _ query: TransactionHistoryQuery, _ services: ConsoleServices) async -> Result<[VerifiedTransaction], DisplayError> {
+        do {
+            var rows: [VerifiedTransaction] = []
+            var pages = 0
+            for try await page in services.client.transactionHistoryPages(anyTransactionId: anchor, query: query) {
+                for jws in page.signedTransactions ?? [] { rows.append(await verifyTransaction(jws, services)) }
+                pages += 1
+                if pages >= 100 { break }
+            }
+            return .success(rows)
+        } catch let error as APIError {
+            return .failure(DisplayError(error))
+        } catch {
+            return .failure(DisplayError(summary: "\(error)"))
+        }
+    }
+
+    static func notifications(_ spec: NotificationRequestSpec, _ services: ConsoleServices) async -> Result<[NotificationRow], DisplayError> {
+        let now = Date()
+        var request = NotificationHistoryRequest(startDate: now.addingTimeInterval(-spec.since), endDate: now)
+        request.notificationType = spec.type
+        request.notificationSubtype = spec.subtype
+        request.transactionId = spec.transactionId
+        request.onlyFailures = spec.onlyFailures ? true : nil
+        do {
+            var rows: [NotificationRow] = []
+            for try await page in services.client.notificationHistoryPages(request: request) {
+                for item in page.notificationHistory ?? [] {
+                    let signed = item.signedPayload ?? ""
+                    let decoded = await services.verifier.asyncMap { await $0.verifyNotification(signed) }
+                    rows.append(NotificationRow(decoded: decoded, signedPayload: signed, attempts: item.sendAttempts ?? []))
+                }
+                if rows.count >= 2_000 { break }
+            }
+            // Newest first: on-call engineers look at what just happened.
+            rows.sort { ($0.payload?.signedDate ?? .distantPast) > ($1.payload?.signedDate ?? .distantPast) }
+            return .success(rows)
+        } catch let error as APIError {
+            return .failure(DisplayError(error))
+        } catch {
+            return .failure(DisplayError(summary: "\(error)"))
+        }
+    }
+
+    static func verifyTransaction(_ jws: String, _ services: ConsoleServices) async -> VerifiedTransaction {
+        guard let verifier = services.verifier else {
+            return SignedDataInspector.decodeUnverified(jws, as: TransactionPayload.self, reason: services.verifierProblem ?? "no verifier")
+        }
+        return await verifier.verifyTransaction(jws)
+    }
+
+    static func verifyRenewal(_ jws: String, _ services: ConsoleServices) async -> VerifiedRenewal {
+        guard let verifier = services.verifier else {
+            return SignedDataInspector.decodeUnverified(jws, as: RenewalInfoPayload.self, reason: services.verifierProblem ?? "no verifier")
+        }
+        return await verifier.verifyRenewalInfo(jws)
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
+        guard let value = self else { return nil }
+        return await transform(value)
+    }
+}

@@ -1,0 +1,221 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// The console's only way to change: a pure function of state and action, returning effects.
+public enum ConsoleReducer {
+    public static func reduce(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
+        switch action {
+        case .tick:
+            state.tick += 1
+            state.toasts.removeAll { $0.expiresAtTick <= state.tick }
+            return []
+        case .key(let key):
+            return handleKey(&state, key)
+        case .finished(let request):
+            state.inFlight[request] = nil
+            return []
+        case .notice(let text, let isError):
+            toast(&state, text, isError: isError)
+            return []
+        case .themeChanged(let result):
+            switch result {
+            case .success(let name):
+                state.themeName = name
+                toast(&state, "Theme: \(name)")
+            case .failure(let error):
+                fail(&state, error)
+            }
+            return []
+        case .environmentChanged(let result):
+            switch result {
+            case .success(let environment):
+                state.environment = environment
+                state.customer = nil
+                state.transactionsPane = .idle
+                state.notificationsPane = .idle
+                state.lists = [:]
+                toast(&state, "Environment: \(environment.label)")
+                return paneOpened(&state)
+            case .failure(let error):
+                fail(&state, error)
+                return []
+            }
+        default:
+            return CustomerReducer.receive(&state, action)
+        }
+    }
+
+    // MARK: Keys
+
+    static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        if key == .control("c") {
+            state.shouldQuit = true
+            return [.quit]
+        }
+        if key == .resize { return [] }
+        if let overlay = state.overlay {
+            switch overlay {
+            case .help:
+                if [.escape, .character("?"), .character("q"), .enter, .function(1)].contains(key) { state.overlay = nil }
+                return []
+            case .extend:
+                return ExtendReducer.handleKey(&state, key)
+            }
+        }
+        switch state.focus {
+        case .commandLine: return CommandLine.handleKey(&state, key)
+        case .filter: return handleFilterKey(&state, key)
+        case .lookupInput: return handleLookupKey(&state, key)
+        case .inspectorInput: return InspectorReducer.handleKey(&state, key)
+        case .content: return handleContentKey(&state, key)
+        }
+    }
+
+    static func handleLookupKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        switch key {
+        case .enter:
+            return CustomerReducer.submit(&state, state.lookupInput.text)
+        case .escape:
+            if !state.inFlight.isEmpty { return cancelAll(&state) }
+            state.focus = .content
+            return []
+        case .tab, .backTab:
+            state.focus = .content
+            return switchPane(&state, by: key == .tab ? 1 : -1)
+        case .down:
+            state.focus = .content
+            return []
+        default:
+            _ = state.lookupInput.handle(key)
+            return []
+        }
+    }
+
+    static func handleFilterKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        switch key {
+        case .enter:
+            state.focus = .content
+        case .escape:
+            state.filters[state.pane] = nil
+            state.filterInput = TextInputState(maxLength: 128)
+            state.focus = .content
+        default:
+            _ = state.filterInput.handle(key)
+            state.filters[state.pane] = state.filterInput.text.isEmpty ? nil : state.filterInput.text
+            var list = state.list(state.pane)
+            list.selected = 0
+            list.offset = 0
+            state.lists[state.pane] = list
+        }
+        return []
+    }
+
+    static func handleContentKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        let detailOpen = state.list(state.pane).detailOpen
+        var contexts: [ActionContext] = []
+        if detailOpen { contexts.append(.detail) }
+        if state.pane == .subscriptions { contexts.append(.subscriptions) }
+        if state.pane == .notifications { contexts.append(.notifications) }
+        contexts += [.list, .global]
+        guard let command = ActionRegistry.lookup(key, in: contexts) else { return [] }
+        switch command.id {
+        case "app.quit":
+            state.shouldQuit = true
+            return [.quit]
+        case "app.help":
+            state.overlay = .help
+        case "pane.next": return switchPane(&state, by: 1)
+        case "pane.previous": return switchPane(&state, by: -1)
+        case "pane.jump":
+            if case .character(let c) = key, let number = Int(String(c)), let pane = Pane(rawValue: number - 1) {
+                state.pane = pane
+                return paneOpened(&state)
+            }
+        case "app.lookup":
+            state.pane = .customer
+            state.focus = .lookupInput
+        case "app.command":
+            state.focus = .commandLine
+            state.commandInput = TextInputState(maxLength: 256)
+        case "app.cancel":
+            if detailOpen {
+                state.lists[state.pane]?.detailOpen = false
+            } else if !state.inFlight.isEmpty {
+                return cancelAll(&state)
+            } else if state.filters[state.pane] != nil {
+                state.filters[state.pane] = nil
+            } else if state.pane == .customer {
+                state.focus = .lookupInput
+            }
+        case "app.refresh": return refresh(&state)
+        case "list.filter":
+            state.focus = .filter
+            state.filterInput = TextInputState(text: state.filters[state.pane] ?? "", maxLength: 128)
+        default:
+            return ListNavigation.handle(&state, command, key: key)
+        }
+        return []
+    }
+
+    static func switchPane(_ state: inout ConsoleState, by delta: Int) -> [ConsoleEffect] {
+        let count = Pane.allCases.count
+        state.pane = Pane(rawValue: (state.pane.rawValue + delta + count) % count)!
+        return paneOpened(&state)
+    }
+
+    /// Loads what a pane needs the first time it is shown.
+    static func paneOpened(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        switch state.pane {
+        case .customer:
+            if state.customer == nil { state.focus = .lookupInput }
+        case .inspector:
+            state.focus = .inspectorInput
+        case .notifications:
+            state.focus = .content
+            if case .idle = state.notificationsPane { return NotificationsReducer.load(&state) }
+        default:
+            state.focus = .content
+        }
+        return []
+    }
+
+    static func refresh(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        switch state.pane {
+        case .notifications: return NotificationsReducer.load(&state)
+        case .transactions:
+            guard let anchor = state.customer?.anchorId else { return [] }
+            return TransactionsReducer.load(&state, anchor: anchor)
+        default:
+            guard let customer = state.customer else { return [] }
+            return CustomerReducer.submit(&state, customer.query)
+        }
+    }
+
+    static func cancelAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let requests = state.inFlight.keys.sorted()
+        state.inFlight = [:]
+        CustomerReducer.markCancelled(&state)
+        toast(&state, "Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s").")
+        return requests.map { .cancel(request: $0) }
+    }
+
+    // MARK: Helpers
+
+    static func start(_ state: inout ConsoleState, _ description: String) -> Int {
+        let request = state.nextRequest
+        state.nextRequest += 1
+        state.inFlight[request] = description
+        return request
+    }
+
+    static func toast(_ state: inout ConsoleState, _ text: String, isError: Bool = false) {
+        state.toasts.append(ToastMessage(text: text, isError: isError, expiresAtTick: state.tick + (isError ? 40 : 25)))
+        if state.toasts.count > 3 { state.toasts.removeFirst(state.toasts.count - 3) }
+    }
+
+    static func fail(_ state: inout ConsoleState, _ error: DisplayError) {
+        state.lastError = error
+        toast(&state, error.summary, isError: true)
+    }
+}

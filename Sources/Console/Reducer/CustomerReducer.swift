@@ -1,0 +1,171 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// Looking up a customer from any ID, and the answers that fill the panes.
+enum CustomerReducer {
+    static func submit(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
+        switch IDKind.classify(text) {
+        case .invalid(let reason):
+            ConsoleReducer.fail(&state, DisplayError(summary: reason))
+            return []
+        case .orderId(let order):
+            var effects = cancelCustomerRequests(&state)
+            state.customer = CustomerState(query: order)
+            state.customer?.order = .loading
+            state.lookupInput = TextInputState(text: order, maxLength: 64)
+            state.focus = .content
+            state.lastError = nil
+            resetLists(&state)
+            guard state.environment == .production else {
+                state.customer?.order = .failed(DisplayError(
+                    summary: "Look Up Order ID is available in Production only.",
+                    hint: "Switch with :env production, or look up a transaction ID instead."))
+                return effects
+            }
+            let request = ConsoleReducer.start(&state, "Look Up Order ID \(order)")
+            effects.append(.lookUpOrder(request: request, orderId: order))
+            return effects
+        case .transactionId(let id):
+            var effects = cancelCustomerRequests(&state)
+            state.customer = CustomerState(query: id)
+            state.lookupInput = TextInputState(text: id, maxLength: 64)
+            state.focus = .content
+            state.lastError = nil
+            resetLists(&state)
+            effects += loadCustomer(&state, anchor: id, includeTransaction: true)
+            return effects
+        }
+    }
+
+    static func loadCustomer(_ state: inout ConsoleState, anchor: String, includeTransaction: Bool) -> [ConsoleEffect] {
+        state.customer?.anchorId = anchor
+        if includeTransaction { state.customer?.transaction = .loading }
+        state.customer?.subscriptions = .loading
+        state.customer?.refunds = .loading
+        state.customer?.history = .loading
+        state.customer?.notifications = .loading
+        state.customer?.appTransaction = .loading
+        state.transactionsPane = .loading
+        let request = ConsoleReducer.start(&state, "Customer \(anchor)")
+        state.customerRequest = request
+        return [.loadCustomer(request: request, anchorId: anchor, includeTransaction: includeTransaction)]
+    }
+
+    static func cancelCustomerRequests(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard let request = state.customerRequest, state.inFlight[request] != nil else { return [] }
+        state.inFlight[request] = nil
+        return [.cancel(request: request)]
+    }
+
+    static func resetLists(_ state: inout ConsoleState) {
+        for pane in [Pane.orders, .refunds, .subscriptions, .transactions] { state.lists[pane] = ListState() }
+    }
+
+    static func markCancelled(_ state: inout ConsoleState) {
+        let cancelled = DisplayError(summary: "Cancelled.", hint: "Press r to load again.")
+        guard var customer = state.customer else { return }
+        if customer.order.isLoading { customer.order = .failed(cancelled) }
+        if customer.transaction.isLoading { customer.transaction = .failed(cancelled) }
+        if customer.subscriptions.isLoading { customer.subscriptions = .failed(cancelled) }
+        if customer.refunds.isLoading { customer.refunds = .failed(cancelled) }
+        if customer.history.isLoading { customer.history = .failed(cancelled) }
+        if customer.notifications.isLoading { customer.notifications = .failed(cancelled) }
+        if customer.appTransaction.isLoading { customer.appTransaction = .failed(cancelled) }
+        state.customer = customer
+        if state.transactionsPane.isLoading { state.transactionsPane = .failed(cancelled) }
+        if state.notificationsPane.isLoading { state.notificationsPane = .failed(cancelled) }
+    }
+
+    /// Applies an answer, unless its request was cancelled or replaced.
+    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
+        switch action {
+        case .order(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.inFlight[request] = nil
+            switch result {
+            case .failure(let error):
+                state.customer?.order = .failed(error)
+                state.lastError = error
+            case .success(let order):
+                state.customer?.order = .loaded(order)
+                if order.status == .valid, let first = order.transactions.first?.payload?.originalTransactionId {
+                    state.customer?.environment = .production
+                    state.pane = state.pane == .customer ? .customer : state.pane
+                    return loadCustomer(&state, anchor: first, includeTransaction: false)
+                }
+            }
+        case .transaction(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            switch result {
+            case .success(let located):
+                state.customer?.transaction = .loaded(located.value)
+                state.customer?.environment = located.environment
+            case .failure(let error): state.customer?.transaction = .failed(error)
+            }
+        case .subscriptions(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.customer?.subscriptions = loadable(result)
+        case .refunds(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.customer?.refunds = loadable(result)
+        case .history(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.customer?.history = loadable(result)
+            state.transactionsPane = loadable(result)
+        case .customerNotifications(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.customer?.notifications = loadable(result)
+        case .appTransaction(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.customer?.appTransaction = loadable(result)
+        case .paneHistory(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.transactionsPane = loadable(result)
+            state.lists[.transactions] = ListState()
+        case .paneNotifications(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.notificationsPane = loadable(result)
+            var list = state.list(.notifications)
+            list.selected = min(list.selected, max(0, (result.value?.count ?? 1) - 1))
+            list.detailOpen = false
+            state.lists[.notifications] = list
+        case .extended, .testRequested, .testStatus:
+            return WriteResultReducer.receive(&state, action)
+        case .inspected(let request, let decoded):
+            guard state.inFlight[request] != nil else { return [] }
+            state.inFlight[request] = nil
+            state.inspected = .loaded(decoded)
+            state.lists[.inspector] = ListState()
+            state.lists[.inspector]?.detailOpen = true
+        default:
+            break
+        }
+        if let error = failure(of: action) { state.lastError = error }
+        return []
+    }
+
+    static func loadable<T>(_ result: Result<T, DisplayError>) -> Loadable<T> {
+        switch result {
+        case .success(let value): return .loaded(value)
+        case .failure(let error): return .failed(error)
+        }
+    }
+
+    static func failure(of action: ConsoleAction) -> DisplayError? {
+        switch action {
+        case .subscriptions(_, .failure(let e)), .refunds(_, .failure(let e)), .history(_, .failure(let e)),
+             .paneHistory(_, .failure(let e)), .paneNotifications(_, .failure(let e)):
+            return e
+        case .transaction(_, .failure(let e)): return e
+        default: return nil
+        }
+    }
+}
+
+extension Result {
+    var value: Success? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+}

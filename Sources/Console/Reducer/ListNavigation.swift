@@ -1,0 +1,79 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// Moving through lists and detail views, opening details, folding trees, copying IDs.
+enum ListNavigation {
+    static let page = 10
+
+    static func handle(_ state: inout ConsoleState, _ command: ConsoleCommand, key: Key) -> [ConsoleEffect] {
+        var list = state.list(state.pane)
+        let count = PaneRows.count(state, state.pane)
+        if list.detailOpen {
+            let lines = DetailContent.lineCount(state, state.pane)
+            switch command.id {
+            case "list.down": list.detailSelected = min(max(0, lines - 1), list.detailSelected + 1)
+            case "list.up": list.detailSelected = max(0, list.detailSelected - 1)
+            case "list.pageDown": list.detailSelected = min(max(0, lines - 1), list.detailSelected + page)
+            case "list.pageUp": list.detailSelected = max(0, list.detailSelected - page)
+            case "list.top": list.detailSelected = 0
+            case "list.bottom": list.detailSelected = max(0, lines - 1)
+            case "detail.fold":
+                if let path = DetailContent.path(state, state.pane, line: list.detailSelected) {
+                    if key == .left { list.folded.insert(path) }
+                    else if key == .right { list.folded.remove(path) }
+                    else if list.folded.contains(path) { list.folded.remove(path) } else { list.folded.insert(path) }
+                }
+            case "list.copy":
+                state.lists[state.pane] = list
+                return copy(&state)
+            default: break
+            }
+            state.lists[state.pane] = list
+            return []
+        }
+        switch command.id {
+        case "list.down": list.move(by: 1, count: count)
+        case "list.up": list.move(by: -1, count: count)
+        case "list.pageDown": list.move(by: page, count: count)
+        case "list.pageUp": list.move(by: -page, count: count)
+        case "list.top": list.selected = 0
+        case "list.bottom": list.selected = max(0, count - 1)
+        case "list.open":
+            guard count > 0, state.pane != .customer, state.pane != .inspector else { break }
+            list.detailOpen = true
+            list.detailSelected = 0
+        case "list.copy":
+            state.lists[state.pane] = list
+            return copy(&state)
+        case "subscriptions.extend":
+            state.lists[state.pane] = list
+            return ExtendReducer.open(&state)
+        case "notifications.test":
+            state.lists[state.pane] = list
+            return NotificationsReducer.requestTest(&state)
+        case "notifications.failures":
+            state.notificationFilters.onlyFailures.toggle()
+            state.lists[state.pane] = list
+            return NotificationsReducer.load(&state)
+        case "notifications.range":
+            let ranges: [TimeInterval] = [86_400, 7 * 86_400, 30 * 86_400, state.notificationRetention - 3600]
+            let next = ranges.first { $0 > state.notificationFilters.since + 1 } ?? ranges[0]
+            state.notificationFilters.since = min(next, state.notificationRetention - 3600)
+            state.lists[state.pane] = list
+            return NotificationsReducer.load(&state)
+        default: break
+        }
+        state.lists[state.pane] = list
+        return []
+    }
+
+    static func copy(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard let id = PaneRows.selectedID(state, state.pane) else {
+            ConsoleReducer.toast(&state, "Nothing to copy here.")
+            return []
+        }
+        ConsoleReducer.toast(&state, "Copied \(id)")
+        return [.copy(id)]
+    }
+}

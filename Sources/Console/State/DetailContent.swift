@@ -1,0 +1,133 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// The detail view of a pane's selected row, as a foldable tree.
+public enum DetailContent {
+    public static func tree(_ state: ConsoleState, _ pane: Pane) -> TreeNode? {
+        let index = state.list(pane).selected
+        switch pane {
+        case .orders, .refunds, .transactions:
+            let rows = PaneRows.transactions(state, pane)
+            guard rows.indices.contains(index) else { return nil }
+            return transactionTree(rows[index])
+        case .subscriptions:
+            let rows = PaneRows.subscriptions(state)
+            guard rows.indices.contains(index) else { return nil }
+            let row = rows[index]
+            var children: [TreeNode] = [
+                TreeNode(label: "Status", value: row.status?.label ?? "-", path: "status"),
+                TreeNode(label: "Original transaction ID", value: row.originalTransactionId, path: "otid"),
+            ]
+            if let renewal = row.renewal { children.append(payloadTree("Renewal info", renewal.status, renewal.rawPayload, path: "renewal")) }
+            if let transaction = row.transaction { children.append(payloadTree("Latest transaction", transaction.status, transaction.rawPayload, path: "transaction")) }
+            return TreeNode(label: "Subscription", children: children, path: "")
+        case .notifications:
+            let rows = PaneRows.notifications(state)
+            guard rows.indices.contains(index) else { return nil }
+            return notificationTree(rows[index], environment: state.environment)
+        case .inspector:
+            return state.inspected.value.map(inspectedTree)
+        case .customer:
+            return nil
+        }
+    }
+
+    public static func lineCount(_ state: ConsoleState, _ pane: Pane) -> Int {
+        tree(state, pane)?.lines(folded: state.list(pane).folded).count ?? 0
+    }
+
+    public static func path(_ state: ConsoleState, _ pane: Pane, line: Int) -> String? {
+        let lines = tree(state, pane)?.lines(folded: state.list(pane).folded) ?? []
+        return lines.indices.contains(line) ? lines[line].node.path : nil
+    }
+
+    static func transactionTree(_ row: VerifiedTransaction) -> TreeNode {
+        payloadTree("Transaction \(row.payload?.transactionId ?? "")", row.status, row.rawPayload, path: "")
+    }
+
+    static func payloadTree(_ title: String, _ status: VerificationStatus, _ raw: Data?, path: String) -> TreeNode {
+        var children = [TreeNode(label: "Verification", value: status.summary, path: path + "/verification")]
+        if let raw, let json = try? JSONValue.parse(raw) {
+            children += jsonChildren(json, path: path + "/json")
+        }
+        return TreeNode(label: title, children: children, path: path)
+    }
+
+    static func notificationTree(_ row: NotificationRow, environment: AppStoreEnvironment) -> TreeNode {
+        var attempts: [TreeNode] = []
+        for (index, attempt) in row.attempts.enumerated() {
+            let result = attempt.sendAttemptResult
+            attempts.append(TreeNode(
+                label: "\(DisplayFormat.date(attempt.attemptDate, seconds: true))  \(result?.rawValue ?? "?")",
+                value: result?.hint, path: "attempt\(index)"))
+        }
+        if let next = NotificationSchedule.nextRetry(row.attempts, environment: environment) {
+            attempts.append(TreeNode(label: "Next retry", value: "\(DisplayFormat.date(next)) (Apple retries 1, 12, 24, 48 and 72 hours after each failure)", path: "next"))
+        } else if !row.delivered {
+            attempts.append(TreeNode(label: "Retries", value: environment == .sandbox ? "Sandbox does not retry." : "Apple's retries are exhausted: fetch this notification from history.", path: "next"))
+        }
+        var children = [TreeNode(label: "Send attempts (\(row.attempts.count))", children: attempts, path: "attempts")]
+        if let decoded = row.decoded {
+            children.append(payloadTree("Notification", decoded.notification.status, decoded.notification.rawPayload, path: "notification"))
+            if let t = decoded.transaction { children.append(payloadTree("data.signedTransactionInfo", t.status, t.rawPayload, path: "transaction")) }
+            if let r = decoded.renewalInfo { children.append(payloadTree("data.signedRenewalInfo", r.status, r.rawPayload, path: "renewal")) }
+            if let a = decoded.appTransaction { children.append(payloadTree("appData.signedAppTransactionInfo", a.status, a.rawPayload, path: "app")) }
+        }
+        return TreeNode(label: row.payload?.notificationType?.rawValue ?? "Notification", children: children, path: "")
+    }
+
+    static func inspectedTree(_ decoded: DecodedSignedData) -> TreeNode {
+        switch decoded {
+        case .notification(let n):
+            var children = [payloadTree("Notification", n.notification.status, n.notification.rawPayload, path: "notification")]
+            if let t = n.transaction { children.append(payloadTree("data.signedTransactionInfo", t.status, t.rawPayload, path: "transaction")) }
+            if let r = n.renewalInfo { children.append(payloadTree("data.signedRenewalInfo", r.status, r.rawPayload, path: "renewal")) }
+            if let a = n.appTransaction { children.append(payloadTree("appData.signedAppTransactionInfo", a.status, a.rawPayload, path: "app")) }
+            return TreeNode(label: "Notification", children: children, path: "")
+        case .transaction(let t): return payloadTree("Transaction", t.status, t.rawPayload, path: "")
+        case .renewalInfo(let r): return payloadTree("Renewal info", r.status, r.rawPayload, path: "")
+        case .appTransaction(let a): return payloadTree("App transaction", a.status, a.rawPayload, path: "")
+        case .unrecognised(let reason): return TreeNode(label: "Not App Store signed data", value: reason, path: "")
+        }
+    }
+
+    /// JSON as tree nodes; millisecond dates get their UTC date beside them.
+    static func jsonChildren(_ value: JSONValue, path: String) -> [TreeNode] {
+        switch value {
+        case .object(let members):
+            return members.map { member in node(member.key, member.value, path: path + "." + member.key) }
+        case .array(let items):
+            return items.enumerated().map { node("[\($0.offset)]", $0.element, path: path + "[\($0.offset)]") }
+        default:
+            return [node("value", value, path: path)]
+        }
+    }
+
+    static func node(_ label: String, _ value: JSONValue, path: String) -> TreeNode {
+        switch value {
+        case .object, .array:
+            return TreeNode(label: label, children: jsonChildren(value, path: path), path: path)
+        case .string(let text):
+            return TreeNode(label: label, value: text.count > 120 ? String(text.prefix(60)) + "…(\(text.count) chars)" : text, path: path)
+        case .number(let text):
+            if label.hasSuffix("Date"), let ms = Double(text), ms > 100_000_000_000 {
+                return TreeNode(label: label, value: "\(text)  (\(DisplayFormat.date(Date(epochMilliseconds: ms), seconds: true)))", path: path)
+            }
+            return TreeNode(label: label, value: text, path: path)
+        case .bool(let flag): return TreeNode(label: label, value: flag ? "true" : "false", path: path)
+        case .null: return TreeNode(label: label, value: "null", path: path)
+        }
+    }
+}
+
+/// Apple's delivery retry schedule (Production only): 1, 12, 24, 48, 72 hours after the previous attempt.
+public enum NotificationSchedule {
+    public static let intervals: [TimeInterval] = [1, 12, 24, 48, 72].map { $0 * 3600 }
+
+    public static func nextRetry(_ attempts: [SendAttemptItem], environment: AppStoreEnvironment) -> Date? {
+        guard environment != .sandbox, !attempts.isEmpty, !attempts.contains(where: { $0.sendAttemptResult == .success }),
+              attempts.count <= intervals.count, let last = attempts.last?.attemptDate else { return nil }
+        return last.addingTimeInterval(intervals[attempts.count - 1])
+    }
+}

@@ -1,0 +1,201 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// One field for any ID, then everything about the customer on one screen.
+enum CustomerView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let label = "Order or transaction ID: "
+        let x = buffer.write(label, x: area.x, y: area.y, style: theme[.accent])
+        TextInput(state: state.lookupInput, style: theme[.input], placeholder: "MK5TTTVWJH or 2000000123456789, then Enter",
+                  showCursor: state.focus == .lookupInput)
+            .render(in: Rect(x: x, y: area.y, width: min(40, area.right - x), height: 1), buffer: &buffer)
+        let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        guard let customer = state.customer else {
+            var lines: [[Paragraph.Span]] = [
+                [.init("Type the order ID from the customer's receipt e-mail, or any transaction, original transaction or app transaction ID.", theme[.muted])],
+                [],
+                [.init("Keys: ", theme[.muted]), .init("Enter", theme[.footerKey]), .init(" look up · ", theme[.muted]), .init("Tab", theme[.footerKey]),
+                 .init(" panes · ", theme[.muted]), .init("?", theme[.footerKey]), .init(" help · ", theme[.muted]), .init(":", theme[.footerKey]), .init(" commands", theme[.muted])],
+            ]
+            if state.isDemo {
+                lines += [[], [.init("Demo IDs to try: MK5TTTVWJH (active subscription), RWPVUMZJWB (grace period), 8SAVFG75PQ (refunds), LAHP48FCVE (517 transactions)", theme[.info])]]
+            }
+            Paragraph(lines: lines).render(in: body, buffer: &buffer)
+            return
+        }
+        var lines: [[Paragraph.Span]] = []
+        func section(_ title: String) { lines.append([.init(title, theme[.header])]) }
+        func line(_ text: String, _ role: ThemeRole = .text) { lines.append([.init("  " + text, theme[role])]) }
+        func status<T>(_ loadable: Loadable<T>) -> Bool {
+            switch loadable {
+            case .idle: return false
+            case .loading: line("\(Spinner.frame(state.tick)) loading…", .info); return false
+            case .failed(let error): line("✗ \(error.summary)", .error); return false
+            case .loaded: return true
+            }
+        }
+
+        var where_ = "Looking up \(customer.query)"
+        if let environment = customer.environment { where_ = "Found in \(environment.label)" }
+        let all = allVerifications(customer)
+        let unverified = all.filter { !$0.isVerified }.count
+        lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
+                      .init(all.isEmpty ? "" : (unverified == 0 ? "✓ all \(all.count) signatures verified" : "✗ \(unverified) of \(all.count) payloads NOT verified"),
+                            unverified == 0 ? theme[.success] : theme[.error])])
+
+        if case .idle = customer.order {} else {
+            section("Order \(customer.query)")
+            if status(customer.order), let order = customer.order.value {
+                if order.status == .valid {
+                    for t in order.transactions.compactMap(\.payload) {
+                        line("\(t.productId ?? "-")  \(t.type?.label ?? "")  \(DisplayFormat.money(t.price, t.currency))  \(DisplayFormat.date(t.purchaseDate))")
+                    }
+                } else {
+                    line("Not a valid order ID: Apple knows no purchases under it. Check the receipt e-mail.", .warning)
+                }
+            }
+        }
+        section("Subscriptions")
+        if status(customer.subscriptions), let rows = customer.subscriptions.value {
+            if rows.isEmpty { line("none", .muted) }
+            for row in rows {
+                let t = row.transaction?.payload
+                let r = row.renewal?.payload
+                let role: ThemeRole = row.status == .active ? .success : (row.status == .expired || row.status == .revoked ? .error : .warning)
+                let renews = r?.autoRenewStatus == .on ? "renews \(DisplayFormat.day(r?.renewalDate ?? t?.expiresDate))" : "ends \(DisplayFormat.day(t?.expiresDate))"
+                lines.append([.init("  \(row.status?.label ?? "?")", theme[role]), .init("  \(t?.productId ?? "-")  \(renews)  auto-renew \(r?.autoRenewStatus?.label.lowercased() ?? "-")", theme[.text])])
+                if let intent = r?.expirationIntent { line("    expired: \(intent.label)", .muted) }
+                if let grace = r?.gracePeriodExpiresDate { line("    grace period until \(DisplayFormat.date(grace))", .warning) }
+                if r?.priceIncreaseStatus == .customerHasNotResponded { line("    price increase not yet accepted", .warning) }
+            }
+        }
+        section("Purchases")
+        if status(customer.history), let history = customer.history.value {
+            var products: [String: (count: Int, last: Date?)] = [:]
+            for t in history.compactMap(\.payload) {
+                let key = t.productId ?? "-"
+                let previous = products[key]
+                products[key] = ((previous?.count ?? 0) + 1, max(previous?.last ?? .distantPast, t.purchaseDate ?? .distantPast))
+            }
+            line("\(history.count) transaction\(history.count == 1 ? "" : "s")", .muted)
+            for (product, info) in products.sorted(by: { ($0.value.last ?? .distantPast) > ($1.value.last ?? .distantPast) }).prefix(5) {
+                line("\(product)  ×\(info.count)  last \(DisplayFormat.day(info.last))")
+            }
+        }
+        section("Refunds")
+        if status(customer.refunds), let refunds = customer.refunds.value {
+            if refunds.isEmpty { line("none", .muted) }
+            for t in refunds.compactMap(\.payload).prefix(3) {
+                line("\(DisplayFormat.day(t.revocationDate))  \(t.productId ?? "-")  \(t.revocationReason?.label ?? "")", .warning)
+            }
+        }
+        section("Notifications, last 30 days")
+        if status(customer.notifications), let notes = customer.notifications.value {
+            let failed = notes.filter { !$0.delivered }.count
+            line("\(notes.count) notification\(notes.count == 1 ? "" : "s"), \(failed) not delivered", failed > 0 ? .warning : .text)
+        }
+        if case .failed(let error) = customer.appTransaction {
+            section("App transaction")
+            line(error.summary, .muted)
+        } else if let app = customer.appTransaction.value?.payload {
+            section("App transaction")
+            line("\(app.appTransactionId ?? "-")  first download \(DisplayFormat.day(app.originalPurchaseDate))  \(app.originalPlatform?.label ?? "")")
+        }
+        Paragraph(lines: lines, wrap: false).render(in: body, buffer: &buffer)
+    }
+
+    static func allVerifications(_ customer: CustomerState) -> [VerificationStatus] {
+        var statuses: [VerificationStatus] = []
+        statuses += customer.order.value?.transactions.map(\.status) ?? []
+        if let t = customer.transaction.value { statuses.append(t.status) }
+        for row in customer.subscriptions.value ?? [] { statuses += [row.transaction?.status, row.renewal?.status].compactMap { $0 } }
+        statuses += customer.history.value?.map(\.status) ?? []
+        statuses += customer.refunds.value?.map(\.status) ?? []
+        return statuses
+    }
+}
+
+enum OrderView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard let customer = state.customer else {
+            Paragraph("Look up an order ID in the Customer pane (1), or type :order MK5TTTVWJH.", style: theme[.muted]).render(in: area, buffer: &buffer)
+            return
+        }
+        guard case .idle = customer.order else {
+            if PaneViews.placeholder(customer.order, empty: "", isEmpty: { _ in false }, state, theme, area, &buffer) { return }
+            let order = customer.order.value!
+            let statusText = order.status == .valid ? "valid" : "not valid: no purchases under this order ID"
+            buffer.write("Order \(order.orderId): \(statusText), \(order.transactions.count) transaction\(order.transactions.count == 1 ? "" : "s")",
+                         x: area.x, y: area.y, style: order.status == .valid ? theme[.accent] : theme[.warning])
+            let rows = PaneRows.transactions(state, .orders)
+            PaneViews.transactionTable(rows, list: state.list(.orders), theme, Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2), &buffer)
+            return
+        }
+        Paragraph("This customer was looked up by transaction ID, not by order. Type an order ID (such as MK5TTTVWJH) to see an order.", style: theme[.muted])
+            .render(in: area, buffer: &buffer)
+    }
+}
+
+enum RefundsView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard let customer = state.customer else {
+            Paragraph("Look up a customer first (pane 1).", style: theme[.muted]).render(in: area, buffer: &buffer)
+            return
+        }
+        if PaneViews.placeholder(customer.refunds, empty: "No refunds for this customer.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
+        let rows = PaneRows.transactions(state, .refunds)
+        let list = state.list(.refunds)
+        Table(columns: [.init("REFUNDED", .length(17)), .init("PRODUCT", .fill(2)), .init("PRICE", .length(11), alignRight: true),
+                        .init("REASON", .fill(2)), .init("TYPE", .length(16)), .init("SHARE", .length(6), alignRight: true), .init("✓", .length(2))],
+              rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
+              selectedStyle: theme[.selection]) { index in
+            let t = rows[index].payload
+            let reason: String
+            switch t?.revocationReason {
+            case .refundedDueToIssue?: reason = "Issue in the app"
+            case .refundedForOtherReason?: reason = "Other (e.g. accidental)"
+            default: reason = t?.revocationReason?.label ?? "-"
+            }
+            return ([DisplayFormat.date(t?.revocationDate).replacingOccurrences(of: " UTC", with: ""), t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
+                     reason, t?.revocationType?.label ?? "-", t?.revocationPercentage.map { DisplayFormat.percentage($0) } ?? "",
+                     PaneViews.verificationMark(rows[index].status) == "✓" ? "✓" : "✗"], nil)
+        }.render(in: area, buffer: &buffer)
+    }
+}
+
+enum TransactionsView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard state.customer != nil else {
+            Paragraph("Look up a customer first (pane 1). Filters: :kind consumable, :product ID, :sort asc, :revoked yes, :clear.", style: theme[.muted])
+                .render(in: area, buffer: &buffer)
+            return
+        }
+        let q = state.historyFilters.query
+        var filters: [String] = ["sort \(q.sort == .ascending ? "oldest first" : "newest first")"]
+        if let kind = q.productTypes.first { filters.append("kind \(kind.label)") }
+        if let product = q.productIds.first { filters.append("product \(product)") }
+        if let revoked = q.revoked { filters.append(revoked ? "revoked only" : "not revoked") }
+        let count = state.transactionsPane.value?.count
+        buffer.write(truncating: "\(count.map { "\($0) transactions · " } ?? "")\(filters.joined(separator: " · "))  (:kind, :product, :sort, :revoked, :clear)",
+                     x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        if PaneViews.placeholder(state.transactionsPane, empty: "No transactions match.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
+        PaneViews.transactionTable(PaneRows.transactions(state, .transactions), list: state.list(.transactions), theme, body, &buffer)
+    }
+}
+
+enum InspectorView {
+    static func input(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let x = buffer.write("JWS: ", x: area.x, y: area.y, style: theme[.accent])
+        TextInput(state: state.inspectorInput, style: theme[.input], placeholder: "paste a signed payload, then Enter", showCursor: state.focus == .inspectorInput)
+            .render(in: Rect(x: x, y: area.y, width: area.right - x, height: 1), buffer: &buffer)
+    }
+
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        input(state, theme, area, &buffer)
+        let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        _ = PaneViews.placeholder(state.inspected, empty: "Paste any App Store JWS (notification, transaction, renewal info, app transaction) or a {\"signedPayload\": ...} body. Its signature chain, bundle ID and environment are checked; nested payloads are verified one by one.",
+                                  isEmpty: { _ in false }, state, theme, body, &buffer)
+    }
+}

@@ -1,0 +1,167 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+enum SubscriptionsView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard let customer = state.customer else {
+            Paragraph("Look up a customer first (pane 1).", style: theme[.muted]).render(in: area, buffer: &buffer)
+            return
+        }
+        if PaneViews.placeholder(customer.subscriptions, empty: "This customer has no auto-renewable subscriptions.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
+        let rows = PaneRows.subscriptions(state)
+        let list = state.list(.subscriptions)
+        let parts = Layout.split(area, .vertical, [.fill(1), .length(min(9, max(0, area.height - 4)))])
+        Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3)), .init("STATUS", .length(13)), .init("RENEWS/ENDS", .length(11)),
+                        .init("AUTO", .length(4)), .init("✓", .length(2))],
+              rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
+              selectedStyle: theme[.selection]) { index in
+            let row = rows[index]
+            let t = row.transaction?.payload
+            let r = row.renewal?.payload
+            let role: ThemeRole = row.status == .active ? .success : (row.status == .expired || row.status == .revoked ? .error : .warning)
+            let ok = row.transaction?.status.isVerified != false && row.renewal?.status.isVerified != false
+            return ([row.groupIdentifier, t?.productId ?? "-", row.status?.label ?? "-", DisplayFormat.day(r?.renewalDate ?? t?.expiresDate),
+                     r?.autoRenewStatus == .on ? "on" : "off", ok ? "✓" : "✗"], theme[role])
+        }.render(in: parts[0], buffer: &buffer)
+        guard rows.indices.contains(list.selected), parts[1].height > 2 else { return }
+        renewalPanel(rows[list.selected], theme, parts[1], &buffer)
+    }
+
+    /// Renewal info of the selected subscription, in words.
+    static func renewalPanel(_ row: SubscriptionRow, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let r = row.renewal?.payload
+        let t = row.transaction?.payload
+        var lines: [[Paragraph.Span]] = [[.init("Renewal info", theme[.header]), .init("  \(row.renewal.map { $0.status.isVerified ? "✓ verified" : "✗ not verified" } ?? "")", theme[.muted])]]
+        func field(_ name: String, _ value: String?, _ role: ThemeRole = .text) {
+            guard let value, value != "-" else { return }
+            lines.append([.init("  \(name): ", theme[.muted]), .init(value, theme[role])])
+        }
+        field("Auto-renew", r?.autoRenewStatus.map { $0 == .on ? "on, to \(r?.autoRenewProductId ?? "-")" : "off" })
+        field("Renewal date", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
+        field("Renewal price", r?.renewalPrice.map { DisplayFormat.money($0, r?.currency) })
+        field("Expiration intent", r?.expirationIntent?.label, .warning)
+        field("Billing retry", r?.isInBillingRetryPeriod == true ? "Apple is retrying the charge" : nil, .warning)
+        field("Grace period ends", r?.gracePeriodExpiresDate.map { DisplayFormat.date($0) }, .warning)
+        field("Price increase", r?.priceIncreaseStatus?.label, .warning)
+        field("Offer at renewal", r?.offerType.map { "\($0.label) \(r?.offerIdentifier ?? "")" })
+        field("Subscribed since", r?.recentSubscriptionStartDate.map { DisplayFormat.day($0) })
+        field("Win-back offers", r?.eligibleWinBackOfferIds?.joined(separator: ", "))
+        field("Ownership", t?.inAppOwnershipType == .familyShared ? "Family Sharing member (extend the purchaser's subscription)" : nil)
+        Paragraph(lines: lines, wrap: false).render(in: area, buffer: &buffer)
+    }
+}
+
+enum NotificationsView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let f = state.notificationFilters
+        var filters = ["last \(describe(f.since))"]
+        if let type = f.type { filters.append("type \(type.rawValue)\(f.subtype.map { "/\($0.rawValue)" } ?? "")") }
+        if let txn = f.transactionId { filters.append("customer \(txn)") }
+        if f.onlyFailures { filters.append("failures only") }
+        let count = state.notificationsPane.value?.count
+        buffer.write(truncating: "\(count.map { "\($0) notifications · " } ?? "")\(filters.joined(separator: " · "))  (f failures, d range, :type, :txn, :since)",
+                     x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        var body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        if let test = state.testNotification {
+            let panel = Rect(x: body.x, y: body.bottom - 4, width: body.width, height: 4)
+            body.height -= 5
+            testPanel(test, state, theme, panel, &buffer)
+        }
+        if PaneViews.placeholder(state.notificationsPane, empty: "No notifications match. Widen the range with d or :since 30d.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
+        let rows = PaneRows.notifications(state)
+        let list = state.list(.notifications)
+        let wide = body.width >= 100
+        var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
+                                       .init("FIRST", .length(wide ? 16 : 10)), .init("TRIES", .length(5), alignRight: true), .init("LAST", .length(wide ? 16 : 10))]
+        if wide { columns.append(.init("✓", .length(2))) }
+        Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
+              selectedStyle: theme[.selection]) { index in
+            let row = rows[index]
+            let p = row.payload
+            let date = wide ? DisplayFormat.date(p?.signedDate).replacingOccurrences(of: " UTC", with: "") : String(DisplayFormat.date(p?.signedDate).dropFirst(5).prefix(11))
+            var cells = [date, p?.notificationType?.rawValue ?? "?", p?.subtype?.rawValue ?? "", row.attempts.first?.sendAttemptResult?.rawValue ?? "(none)",
+                         String(row.attempts.count), row.attempts.last?.sendAttemptResult?.rawValue ?? "-"]
+            if wide { cells.append(row.decoded?.isFullyVerified == true ? "✓" : "✗") }
+            return (cells, row.delivered ? nil : theme[.warning])
+        }.render(in: body, buffer: &buffer)
+    }
+
+    static func testPanel(_ test: TestNotificationState, _ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        Block(title: "Test notification", style: theme[.border], titleStyle: theme[.title]).render(in: area, buffer: &buffer)
+        let inner = Block.inner(area).inset(horizontal: 1)
+        let text: String
+        let role: ThemeRole
+        if let error = test.error {
+            text = "✗ \(error.summary)"
+            role = .error
+        } else if let token = test.token {
+            if let last = test.attempts.last?.sendAttemptResult {
+                text = "\(token): \(last.rawValue) after \(test.attempts.count) attempt\(test.attempts.count == 1 ? "" : "s"). \(last.hint)"
+                role = last == .success ? .success : .error
+            } else {
+                text = "\(Spinner.frame(state.tick)) \(token): waiting for the delivery result…"
+                role = .info
+            }
+        } else {
+            text = "\(Spinner.frame(state.tick)) requesting…"
+            role = .info
+        }
+        Paragraph(text, style: theme[role]).render(in: inner, buffer: &buffer)
+    }
+
+    static func describe(_ seconds: TimeInterval) -> String {
+        seconds >= 86_400 ? "\(Int((seconds / 86_400).rounded())) days" : "\(Int(seconds / 3600)) hours"
+    }
+}
+
+enum HelpOverlay {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        var lines: [[Paragraph.Span]] = []
+        for context in ActionContext.allCases {
+            let commands = ActionRegistry.all.filter { $0.context == context }
+            guard !commands.isEmpty else { continue }
+            lines.append([.init(context.rawValue, theme[.header])])
+            for command in commands {
+                let keys = ActionRegistry.keyNames(command)
+                let disabled = command.dangerous && state.readOnly
+                lines.append([.init("  " + keys.padding(toLength: 14, withPad: " ", startingAt: 0), theme[.footerKey]),
+                              .init(command.title + (disabled ? " (disabled: read-only)" : ""), disabled ? theme[.muted] : theme[.modal])])
+            }
+        }
+        lines.append([.init(":order ID  :tx ID  :env sandbox  :theme light  :since 24h  :type DID_RENEW  :quit", theme[.muted])])
+        lines.append([.init("Esc or ? closes this help.", theme[.muted])])
+        Modal(title: "Keys", lines: lines, style: theme[.modal], borderStyle: theme[.borderFocus], width: 72, height: area.height - 2)
+            .render(in: area, buffer: &buffer)
+    }
+}
+
+enum ExtendOverlay {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard let form = state.extendForm else { return }
+        var lines: [[Paragraph.Span]] = []
+        func row(_ name: String, _ value: String, _ role: ThemeRole = .modal) {
+            lines.append([.init(name.padding(toLength: 18, withPad: " ", startingAt: 0), theme[.muted]), .init(value, theme[role])])
+        }
+        row("Subscription", "\(form.originalTransactionId)  \(form.productId)")
+        let newDate = form.currentRenewal.flatMap { date in form.dayCount.map { date.addingTimeInterval(Double($0) * 86_400) } }
+        row("Renews now", DisplayFormat.date(form.currentRenewal))
+        row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
+        row("Days (1-90)", "\(form.days.text.isEmpty ? "_" : form.days.text)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
+        row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
+        row("Last 365 days", "\(form.extensionsLastYear) extension\(form.extensionsLastYear == 1 ? "" : "s") known (Apple allows 2)", form.extensionsLastYear >= 2 ? .error : .modal)
+        if let error = form.error { lines.append([.init(error, theme[.error])]) }
+        lines.append([])
+        if form.confirming, let body = form.request, let json = try? AppStoreJSON.encoder().encode(body) {
+            lines.append([.init("This exact request will be sent:", theme[.warning])])
+            lines.append([.init("PUT /inApps/v1/subscriptions/extend/\(form.originalTransactionId)", theme[.modal])])
+            lines.append([.init(String(decoding: json, as: UTF8.self), theme[.modal])])
+            lines.append([.init("It cannot be undone, and Apple e-mails the customer.", theme[.muted])])
+            lines.append([.init("Enter/y send · Esc/n back", theme[.footerKey])])
+        } else {
+            lines.append([.init("Enter review · Esc cancel", theme[.footerKey])])
+        }
+        Modal(title: form.confirming ? "Confirm renewal extension" : "Extend renewal date", lines: lines, style: theme[.modal],
+              borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76).render(in: area, buffer: &buffer)
+    }
+}
