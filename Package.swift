@@ -104,7 +104,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer"]
+            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer"],
+            exclude: ["Snapshots"]
         ),
         .testTarget(
             name: "DemoServerTests",

@@ -174,6 +174,16 @@ public struct DecodedNotification: Sendable {
     public let renewalInfo: VerifiedPayload<RenewalInfoPayload>?
     public let appTransaction: VerifiedPayload<AppTransactionPayload>?
 
+    public init(
+        notification: VerifiedPayload<NotificationPayload>, transaction: VerifiedPayload<TransactionPayload>?,
+        renewalInfo: VerifiedPayload<RenewalInfoPayload>?, appTransaction: VerifiedPayload<AppTransactionPayload>?
+    ) {
+        self.notification = notification
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+        self.appTransaction = appTransaction
+    }
+
     /// Verified only when the notification and everything nested in it verified.
     public var isFullyVerified: Bool {
         notification.status.isVerified && (transaction?.status.isVerified ?? true)

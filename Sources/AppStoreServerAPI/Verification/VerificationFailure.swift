@@ -75,6 +75,14 @@ public struct VerifiedPayload<Payload: Sendable>: Sendable {
     public let chainSubjects: [String]
 
     public var verifiedPayload: Payload? { status.isVerified ? payload : nil }
+
+    public init(payload: Payload?, rawPayload: Data?, header: JWSHeader?, status: VerificationStatus, chainSubjects: [String]) {
+        self.payload = payload
+        self.rawPayload = rawPayload
+        self.header = header
+        self.status = status
+        self.chainSubjects = chainSubjects
+    }
 }
 
 extension VerifiedPayload: Equatable where Payload: Equatable {

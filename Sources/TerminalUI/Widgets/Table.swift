@@ -100,16 +100,16 @@ public struct Tabs: Widget {
 
     public func render(in area: Rect, buffer: inout Buffer) {
         buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), with: style)
+        let full = titles.enumerated().map { " \($0.offset + 1) \($0.element) " }
+        var labels = full
+        if full.map({ TextWidth.of($0) }).reduce(0, +) > area.width, !titles.isEmpty {
+            // Narrow screens shorten every title evenly, keeping the numbers.
+            let room = max(0, area.width / titles.count - 4)
+            labels = titles.enumerated().map { " \($0.offset + 1) \(TextWidth.truncate($0.element, to: room, ellipsis: false)) " }
+        }
         var x = area.x
-        for (index, title) in titles.enumerated() {
-            let label = " \(index + 1) \(title) "
-            guard x + TextWidth.of(label) <= area.right else {
-                // Narrow screens keep only the numbers.
-                let short = " \(index + 1) "
-                guard x + TextWidth.of(short) <= area.right else { break }
-                x = buffer.write(short, x: x, y: area.y, style: index == selected ? selectedStyle : style)
-                continue
-            }
+        for (index, label) in labels.enumerated() {
+            guard x + TextWidth.of(label) <= area.right else { break }
             x = buffer.write(label, x: x, y: area.y, style: index == selected ? selectedStyle : style)
         }
     }

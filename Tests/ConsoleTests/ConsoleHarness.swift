@@ -1,0 +1,141 @@
+import AppStoreServerAPI
+@testable import Console
+import DemoServer
+import Foundation
+import Synchronization
+import TerminalUI
+
+/// Drives the console without a terminal: keys go through the reducer, effects run against a demo
+/// server, answers come back through the reducer, and screens render into a headless backend.
+final class ConsoleHarness: @unchecked Sendable {
+    var state: ConsoleState
+    let server: DemoServer
+    let runner: EffectRunner
+    private let box: ActionBox
+    let theme: Theme
+
+    static func start(readOnly: Bool = false, ledgerPath: String? = nil) async throws -> ConsoleHarness {
+        var configuration = DemoServer.Configuration()
+        configuration.anchor = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60)
+        let server = try await DemoServer.start(configuration)
+        server.webhookURL = server.receiverURL
+        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath)
+    }
+
+    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?) throws {
+        self.server = server
+        let box = ActionBox()
+        self.box = box
+        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier())
+        let ledger = try ledgerPath.map { try AuditLedger(path: $0) }
+        runner = EffectRunner(
+            services: services, profileName: "demo", ledger: ledger,
+            makeServices: { env in ConsoleServices(client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env)) },
+            post: { box.append($0) })
+        state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
+        theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
+    }
+
+    func stop() async {
+        runner.cancelAll()
+        await server.stop()
+    }
+
+    var effects: [ConsoleEffect] = []
+
+    func send(_ key: Key) {
+        apply(ConsoleReducer.reduce(&state, .key(key)))
+    }
+
+    func type(_ text: String) {
+        for character in text { send(.character(character)) }
+    }
+
+    private func apply(_ new: [ConsoleEffect]) {
+        effects += new
+        for effect in new {
+            switch effect {
+            case .copy, .setTheme, .quit: break
+            default: runner.run(effect)
+            }
+        }
+    }
+
+    /// Processes answers until no request is in flight (or the timeout passes).
+    func settle(timeout: TimeInterval = 15) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
+            if state.inFlight.isEmpty && box.isEmpty { return }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        throw TestError("requests still in flight: \(state.inFlight.values.sorted())")
+    }
+
+    func screen(width: Int, height: Int) -> String {
+        let backend = HeadlessBackend(width: width, height: height)
+        let terminal = Terminal(backend: backend)
+        terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+        return backend.text
+    }
+}
+
+final class ActionBox: Sendable {
+    private let storage = Mutex<[ConsoleAction]>([])
+    func append(_ action: ConsoleAction) { storage.withLock { $0.append(action) } }
+    func drain() -> [ConsoleAction] {
+        storage.withLock { actions in
+            defer { actions.removeAll() }
+            return actions
+        }
+    }
+    var isEmpty: Bool { storage.withLock { $0.isEmpty } }
+}
+
+struct TestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Compares a screen with `Tests/ConsoleTests/Snapshots/NAME.txt` after masking what changes from
+/// run to run (dates, times, UUIDs). A missing reference is written outside CI; `RECORD=1` rewrites.
+enum Snapshot {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots")
+
+    static func normalize(_ text: String) -> String {
+        var out = text
+        let patterns: [(String, String)] = [
+            (#"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"#, "<uuid>"),
+            (#"\b1[0-9]{12}\b"#, "<ms>"),
+            (#"eyJ[A-Za-z0-9_\-]+…?(\(\d+ chars\))?"#, "<jws>"),
+            (#"[0-9a-f]{8}-[0-9a-f]{0,4}(-[0-9a-f]{0,4})*…?"#, "<uuid>"),
+            (#"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?( UTC)?"#, "<time>"),
+            (#"\d{2}-\d{2} \d{2}:\d{2}"#, "<time>"),
+            (#"\d{4}-\d{2}-\d{2}"#, "<date>"),
+            (#"(in \d+ (days|h|min|s)\b|\b\d+ (days|h|min|s) ago)"#, "<span>"),
+        ]
+        for (pattern, replacement) in patterns {
+            out = out.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        return out
+    }
+
+    static func check(_ screen: String, _ name: String) -> String? {
+        let normalized = normalize(screen)
+        let file = folder.appendingPathComponent("\(name).txt")
+        let environment = ProcessInfo.processInfo.environment
+        if environment["RECORD"] == "1" || (!FileManager.default.fileExists(atPath: file.path) && environment["CI"] == nil) {
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try? normalized.write(to: file, atomically: true, encoding: .utf8)
+            return nil
+        }
+        guard let expected = try? String(contentsOf: file, encoding: .utf8) else { return "missing snapshot \(name).txt (run the tests once outside CI)" }
+        if expected == normalized { return nil }
+        let a = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let b = normalized.split(separator: "\n", omittingEmptySubsequences: false)
+        for index in 0..<max(a.count, b.count) where (index < a.count ? a[index] : "") != (index < b.count ? b[index] : "") {
+            return "snapshot \(name) differs at line \(index + 1):\n- \(index < a.count ? a[index] : "")\n+ \(index < b.count ? b[index] : "")"
+        }
+        return "snapshot \(name) differs"
+    }
+}

@@ -1,0 +1,242 @@
+import AppStoreServerAPI
+@testable import Console
+import Foundation
+import TerminalUI
+import Testing
+
+@Suite struct ReducerTests {
+    func fresh(readOnly: Bool = false) -> ConsoleState {
+        ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: readOnly, themeName: "default")
+    }
+
+    func send(_ state: inout ConsoleState, _ keys: [Key]) -> [ConsoleEffect] {
+        keys.flatMap { ConsoleReducer.reduce(&state, .key($0)) }
+    }
+
+    func type(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
+        send(&state, text.map { .character($0) })
+    }
+
+    @Test func idsAreClassifiedByShape() {
+        #expect(IDKind.classify(" mk5tttvwjh ") == .orderId("MK5TTTVWJH"))
+        #expect(IDKind.classify("2000000400000044") == .transactionId("2000000400000044"))
+        guard case .invalid = IDKind.classify("not an id!") else { Issue.record("garbage must be invalid"); return }
+        guard case .invalid = IDKind.classify("") else { Issue.record("empty must be invalid"); return }
+        guard case .invalid = IDKind.classify(String(repeating: "9", count: 500)) else { Issue.record("too long must be invalid"); return }
+    }
+
+    @Test func customerLookupByOrderThenByTransaction() {
+        var state = fresh()
+        #expect(state.focus == .lookupInput)
+        _ = type(&state, "mk5tttvwjh")
+        let effects = send(&state, [.enter])
+        guard case .lookUpOrder(let request, let order)? = effects.first else { Issue.record("expected an order lookup, got \(effects)"); return }
+        #expect(order == "MK5TTTVWJH")
+        #expect(state.inFlight[request] != nil)
+        #expect(state.customer?.order.isLoading == true)
+        // The order answers: the customer's other parts load from its first original transaction.
+        var t = TransactionPayload()
+        t.transactionId = "2000000400000044"
+        t.originalTransactionId = "2000000400000044"
+        let verified = VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
+        let next = ConsoleReducer.reduce(&state, .order(request: request, .success(OrderResult(orderId: order, status: .valid, transactions: [verified]))))
+        #expect(next == [ConsoleEffect.loadCustomer(request: request + 1, anchorId: "2000000400000044", includeTransaction: false)])
+        #expect(state.customer?.anchorId == "2000000400000044")
+        #expect(state.customer?.subscriptions.isLoading == true)
+    }
+
+    @Test func wrongInputIsExplainedAndKept() {
+        var state = fresh()
+        _ = type(&state, "not an id!")
+        #expect(send(&state, [.enter]).isEmpty)
+        #expect(state.lastError?.summary.contains("neither an order ID") == true)
+        #expect(state.lookupInput.text == "not an id!")
+        _ = send(&state, [.paste(String(repeating: "x", count: 10_000))])
+        #expect(state.lookupInput.text.count == 64)
+    }
+
+    @Test func sandboxRefusesOrderLookupWithoutARequest() {
+        var state = fresh()
+        state.environment = .sandbox
+        _ = type(&state, "MK5TTTVWJH")
+        #expect(send(&state, [.enter]).isEmpty)
+        #expect(state.customer?.order.error?.summary.contains("Production only") == true)
+    }
+
+    @Test func panesSwitchByNumberTabAndCommand() {
+        var state = fresh()
+        _ = send(&state, [.escape])
+        #expect(state.focus == .content)
+        _ = send(&state, [.character("4")])
+        #expect(state.pane == .subscriptions)
+        _ = send(&state, [.tab])
+        #expect(state.pane == .transactions)
+        _ = send(&state, [.backTab, .backTab])
+        #expect(state.pane == .refunds)
+        let effects = send(&state, [.character("6")])
+        guard case .loadNotifications(_, let spec)? = effects.first else { Issue.record("notifications must load when opened"); return }
+        #expect(spec.since == 7 * 86_400)
+        _ = send(&state, [.character(":")])
+        #expect(state.focus == .commandLine)
+        _ = type(&state, "order MK5TTTVWJH")
+        let lookup = send(&state, [.enter])
+        #expect(state.pane == .customer)
+        guard case .lookUpOrder? = lookup.first else { Issue.record("expected :order to look up"); return }
+    }
+
+    @Test func commandLineErrorsAndThemes() {
+        var state = fresh()
+        _ = send(&state, [.escape, .character(":")])
+        _ = type(&state, "frobnicate")
+        _ = send(&state, [.enter])
+        #expect(state.lastError?.summary == "Unknown command :frobnicate.")
+        _ = send(&state, [.character(":")])
+        _ = type(&state, "theme light")
+        #expect(send(&state, [.enter]) == [.setTheme("light")])
+        _ = send(&state, [.character(":")])
+        _ = type(&state, "since 400d")
+        let effects = send(&state, [.enter])
+        guard case .loadNotifications(_, let spec)? = effects.first else { Issue.record("expected a reload"); return }
+        #expect(spec.since < 180 * 86_400)
+        _ = send(&state, [.character(":")])
+        _ = type(&state, "q")
+        #expect(send(&state, [.enter]) == [.quit])
+    }
+
+    @Test func helpOverlayAndQuit() {
+        var state = fresh()
+        _ = send(&state, [.escape, .character("?")])
+        #expect(state.overlay == .help)
+        _ = send(&state, [.character("4")])
+        #expect(state.pane == .customer, "keys do not leak through the help overlay")
+        _ = send(&state, [.escape])
+        #expect(state.overlay == nil)
+        #expect(send(&state, [.character("q")]) == [.quit])
+        var typing = fresh()
+        _ = send(&typing, [.character("q")])
+        #expect(typing.lookupInput.text == "q", "q types into the lookup field")
+        #expect(send(&typing, [.control("c")]) == [.quit])
+    }
+
+    func stateWithSubscription(readOnly: Bool = false) -> ConsoleState {
+        var state = fresh(readOnly: readOnly)
+        var customer = CustomerState(query: "1")
+        customer.anchorId = "2000000400000044"
+        var t = TransactionPayload()
+        t.productId = "pro.monthly"
+        t.expiresDate = Date(timeIntervalSince1970: 1_800_000_000)
+        customer.subscriptions = .loaded([SubscriptionRow(
+            groupIdentifier: "g", originalTransactionId: "2000000400000044", status: .active,
+            transaction: VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: []), renewal: nil)])
+        state.customer = customer
+        state.pane = .subscriptions
+        state.focus = .content
+        return state
+    }
+
+    @Test func extensionNeedsConfirmationAndSendsTheShownRequest() {
+        var state = stateWithSubscription()
+        _ = send(&state, [.character("e")])
+        #expect(state.overlay == .extend)
+        #expect(state.extendForm?.dayCount == 7)
+        _ = send(&state, [.backspace, .character("9"), .character("5")])
+        _ = send(&state, [.enter])
+        #expect(state.extendForm?.error == "Days must be a number from 1 to 90.")
+        #expect(state.extendForm?.confirming == false)
+        _ = send(&state, [.backspace, .backspace, .character("1"), .character("4"), .right, .right])
+        #expect(state.extendForm?.reason == .serviceIssueOrOutage)
+        _ = send(&state, [.enter])
+        #expect(state.extendForm?.confirming == true)
+        let identifier = state.extendForm!.requestIdentifier
+        let effects = send(&state, [.enter])
+        #expect(effects == [.extend(request: 1, originalTransactionId: "2000000400000044",
+                                    body: ExtendRenewalDateRequest(extendByDays: 14, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: identifier))])
+        #expect(state.overlay == nil)
+    }
+
+    @Test func readOnlyProfilesCannotExtendAndThirdExtensionIsRefused() {
+        var readOnly = stateWithSubscription(readOnly: true)
+        #expect(send(&readOnly, [.character("e")]).isEmpty)
+        #expect(readOnly.overlay == nil)
+        #expect(readOnly.toasts.last?.text.contains("Read-only") == true)
+
+        var twice = stateWithSubscription()
+        var note = NotificationPayload()
+        note.notificationType = .renewalExtended
+        note.signedDate = Date().addingTimeInterval(-86_400)
+        let decoded = DecodedNotification(
+            notification: VerifiedPayload(payload: note, rawPayload: nil, header: nil, status: .verified, chainSubjects: []),
+            transaction: nil, renewalInfo: nil, appTransaction: nil)
+        twice.customer?.notifications = .loaded(Array(repeating: NotificationRow(decoded: decoded, signedPayload: "", attempts: []), count: 2))
+        _ = send(&twice, [.character("e")])
+        #expect(twice.extendForm?.extensionsLastYear == 2)
+        _ = send(&twice, [.enter])
+        #expect(twice.extendForm?.confirming == false)
+        #expect(twice.extendForm?.error?.contains("two extensions") == true)
+    }
+
+    @Test func escapeCancelsRequestsInFlight() {
+        var state = fresh()
+        _ = type(&state, "2000000400000044")
+        let effects = send(&state, [.enter])
+        guard case .loadCustomer(let request, _, _)? = effects.first else { Issue.record("expected a customer load"); return }
+        let cancel = send(&state, [.escape])
+        #expect(cancel == [.cancel(request: request)])
+        #expect(state.inFlight.isEmpty)
+        #expect(state.customer?.subscriptions.error?.summary == "Cancelled.")
+        // A late answer to a cancelled request is ignored.
+        _ = ConsoleReducer.reduce(&state, .subscriptions(request: request, .success([])))
+        #expect(state.customer?.subscriptions.error?.summary == "Cancelled.")
+    }
+
+    @Test func testNotificationIsFollowedUntilDelivered() {
+        var state = fresh()
+        state.pane = .notifications
+        state.focus = .content
+        let effects = send(&state, [.character("t")])
+        guard case .requestTestNotification(let request)? = effects.first else { Issue.record("expected a request"); return }
+        let poll = ConsoleReducer.reduce(&state, .testRequested(request: request, .success("token-1")))
+        #expect(poll == [.pollTestNotification(request: request, token: "token-1", delay: 0.5)])
+        let again = ConsoleReducer.reduce(&state, .testStatus(request: request, .failure(DisplayError(summary: "TestNotificationNotFoundError (4040008): not yet"))))
+        #expect(again == [.pollTestNotification(request: request, token: "token-1", delay: 1)])
+        let done = ConsoleReducer.reduce(&state, .testStatus(request: request, .success(CheckTestNotificationResponse(
+            signedPayload: "x", sendAttempts: [SendAttemptItem(attemptDate: Date(), sendAttemptResult: .timedOut)]))))
+        #expect(state.testNotification?.finished == true)
+        #expect(state.toasts.last?.isError == true)
+        guard case .loadNotifications? = done.first else { Issue.record("history reloads after the test"); return }
+    }
+
+    @Test func filterNarrowsRowsAndToastsExpire() {
+        var state = fresh()
+        state.pane = .notifications
+        state.focus = .content
+        var a = NotificationPayload()
+        a.notificationType = .didRenew
+        var b = NotificationPayload()
+        b.notificationType = .refund
+        func row(_ p: NotificationPayload) -> NotificationRow {
+            NotificationRow(decoded: DecodedNotification(notification: VerifiedPayload(payload: p, rawPayload: nil, header: nil, status: .verified, chainSubjects: []),
+                                                         transaction: nil, renewalInfo: nil, appTransaction: nil), signedPayload: "", attempts: [])
+        }
+        state.notificationsPane = .loaded([row(a), row(b), row(a)])
+        _ = send(&state, [.character("/")])
+        _ = type(&state, "refund")
+        #expect(PaneRows.count(state, .notifications) == 1)
+        _ = send(&state, [.enter, .character("G")])
+        #expect(state.list(.notifications).selected == 0)
+        _ = send(&state, [.escape])
+        #expect(PaneRows.count(state, .notifications) == 3)
+        ConsoleReducer.toast(&state, "hello")
+        for _ in 0..<30 { _ = ConsoleReducer.reduce(&state, .tick) }
+        #expect(state.toasts.isEmpty)
+    }
+
+    @Test func keybindingsDocumentMatchesTheRegistry() throws {
+        let generated = ActionRegistry.markdown()
+        for command in ActionRegistry.all { #expect(generated.contains(command.title)) }
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/keybindings.md")
+        let committed = try String(contentsOf: file, encoding: .utf8)
+        #expect(committed == generated, "docs/keybindings.md is stale: regenerate it from ActionRegistry.markdown()")
+    }
+}

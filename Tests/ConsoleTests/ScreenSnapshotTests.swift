@@ -1,0 +1,140 @@
+import AppStoreServerAPI
+@testable import Console
+import DemoServer
+import Foundation
+import TerminalUI
+import Testing
+
+/// Every pane rendered headlessly with demo data at 80x24 and 120x36, compared with the
+/// snapshots in Snapshots/ (dates and UUIDs masked).
+@Suite(.serialized) struct ScreenSnapshotTests {
+    static let sizes = [(80, 24), (120, 36)]
+
+    func check(_ harness: ConsoleHarness, _ name: String, sizes: [(Int, Int)] = sizes) {
+        for (width, height) in sizes {
+            let screen = harness.screen(width: width, height: height)
+            #expect(screen.split(separator: "\n", omittingEmptySubsequences: false).count == height)
+            if let problem = Snapshot.check(screen, "\(name)-\(width)x\(height)") { Issue.record("\(problem)") }
+        }
+    }
+
+    func lookUp(_ harness: ConsoleHarness, _ id: String) async throws {
+        if harness.state.focus != .lookupInput { harness.send(.character("i")) }
+        harness.send(.control("u"))
+        harness.type(id)
+        harness.send(.enter)
+        try await harness.settle()
+    }
+
+    @Test func customerPaneBeforeAndAfterLookup() async throws {
+        let harness = try await ConsoleHarness.start()
+        check(harness, "customer-empty")
+        try await lookUp(harness, "MK5TTTVWJH")
+        #expect(harness.screen(width: 120, height: 36).contains("✓ all 12 signatures verified"))
+        check(harness, "customer-MK5TTTVWJH")
+        harness.send(.character("2"))
+        check(harness, "order-MK5TTTVWJH")
+        await harness.stop()
+    }
+
+    @Test func refundsAndTransactionsOfTheRefundedCustomer() async throws {
+        let harness = try await ConsoleHarness.start()
+        try await lookUp(harness, "8SAVFG75PQ")
+        harness.send(.character("3"))
+        let refunds = harness.screen(width: 120, height: 36)
+        #expect(refunds.contains("Issue in the app"))
+        #expect(refunds.contains("Other (e.g. accidental)"))
+        check(harness, "refunds-8SAVFG75PQ")
+        harness.send(.character("5"))
+        check(harness, "transactions-8SAVFG75PQ")
+        harness.send(.enter)
+        #expect(harness.screen(width: 120, height: 36).contains("Verification: Verified"))
+        check(harness, "transaction-detail-8SAVFG75PQ")
+        await harness.stop()
+    }
+
+    @Test func subscriptionsInGracePeriodAndTheExtensionDialog() async throws {
+        let harness = try await ConsoleHarness.start()
+        try await lookUp(harness, "MK5TTTVWJH")
+        harness.send(.character("4"))
+        check(harness, "subscriptions-MK5TTTVWJH")
+        harness.send(.character("e"))
+        // A fixed identifier keeps the confirmation screen comparable between runs.
+        harness.state.extendForm?.requestIdentifier = "9a1f0c7e-5b2d-4c3e-8f10-2a4b6c8d0e1f"
+        check(harness, "extend-form")
+        harness.send(.enter)
+        check(harness, "extend-confirm")
+        harness.send(.enter)
+        try await harness.settle()
+        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: renews") })
+        try await lookUp(harness, "RWPVUMZJWB")
+        harness.send(.character("4"))
+        let grace = harness.screen(width: 120, height: 36)
+        #expect(grace.contains("Grace period"))
+        #expect(grace.contains("Grace period ends"))
+        check(harness, "subscriptions-grace-period")
+        await harness.stop()
+    }
+
+    @Test func notificationsWithAttemptsAndATestNotification() async throws {
+        let harness = try await ConsoleHarness.start()
+        harness.send(.escape)
+        harness.send(.character("6"))
+        try await harness.settle()
+        check(harness, "notifications-7-days")
+        harness.send(.character("f"))
+        harness.send(.character("d"))
+        harness.send(.character("d"))
+        try await harness.settle()
+        let failures = harness.screen(width: 120, height: 36)
+        #expect(failures.contains("failures only"))
+        harness.send(.enter)
+        let detail = harness.screen(width: 120, height: 36)
+        #expect(detail.contains("Send attempts"))
+        #expect(detail.contains("Next retry") || detail.contains("Retries"))
+        check(harness, "notification-detail")
+        harness.send(.escape)
+        harness.send(.character("t"))
+        try await harness.settle()
+        #expect(harness.screen(width: 120, height: 36).contains("SUCCESS after 1 attempt"))
+        await harness.stop()
+    }
+
+    @Test func inspectorVerifiesAPastedJWS() async throws {
+        let harness = try await ConsoleHarness.start()
+        let seeds = harness.server.seedIDs()
+        let info = try await harness.server.makeClient().getTransactionInfo(transactionId: seeds.originalTransactionIds[0])
+        harness.send(.escape)
+        harness.send(.character("7"))
+        #expect(harness.state.focus == .inspectorInput)
+        check(harness, "inspector-empty")
+        harness.send(.paste(info.signedTransactionInfo ?? ""))
+        harness.send(.enter)
+        try await harness.settle()
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("Verified: signed by a trusted chain"))
+        #expect(screen.contains("transactionId"))
+        harness.send(.character("7"))
+        harness.state.focus = .inspectorInput
+        harness.send(.control("u"))
+        harness.send(.paste("garbage.not.jws"))
+        harness.send(.enter)
+        try await harness.settle()
+        #expect(harness.screen(width: 120, height: 36).contains("Not App Store signed data"))
+        await harness.stop()
+    }
+
+    @Test func helpOverlayAndTinyTerminals() async throws {
+        let harness = try await ConsoleHarness.start()
+        harness.send(.escape)
+        harness.send(.character("?"))
+        check(harness, "help")
+        harness.send(.escape)
+        let tiny = harness.screen(width: 39, height: 11)
+        #expect(tiny.contains("Terminal too small: 39x11."))
+        for (width, height) in [(40, 12), (1, 1), (200, 60)] {
+            #expect(!harness.screen(width: width, height: height).isEmpty)
+        }
+        await harness.stop()
+    }
+}
