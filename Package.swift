@@ -79,7 +79,10 @@ let package = Package(
             name: "iapdesk-bench",
             dependencies: [
                 "AppStoreServerAPI",
+                "CNCursesW",
+                "Console",
                 "DemoServer",
+                "TerminalUI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -11,6 +11,13 @@
 
 extern int wcwidth(wchar_t c);
 
+// Pseudo-terminal functions (hidden without _XOPEN_SOURCE), for benchmarks that drive ncurses on a pty.
+#include <stdlib.h>
+extern int posix_openpt(int flags);
+extern int grantpt(int fd);
+extern int unlockpt(int fd);
+extern char *ptsname(int fd);
+
 static inline attr_t iapdesk_a_normal(void) { return A_NORMAL; }
 static inline attr_t iapdesk_a_bold(void) { return A_BOLD; }
 static inline attr_t iapdesk_a_dim(void) { return A_DIM; }

@@ -5,21 +5,22 @@ import Foundation
 public enum DisplayFormat {
     /// `2026-11-21 14:05 UTC`, or `-` when absent.
     public static func date(_ date: Date?, seconds: Bool = false) -> String {
-        guard let date else { return "-" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = seconds ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date) + " UTC"
+        guard let date, let parts = utcParts(date) else { return "-" }
+        let time = seconds ? String(format: "%02d:%02d:%02d", parts.hour, parts.minute, parts.second) : String(format: "%02d:%02d", parts.hour, parts.minute)
+        return String(format: "%04d-%02d-%02d ", parts.year, parts.month, parts.day) + time + " UTC"
     }
 
     public static func day(_ date: Date?) -> String {
-        guard let date else { return "-" }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter.string(from: date)
+        guard let date, let parts = utcParts(date) else { return "-" }
+        return String(format: "%04d-%02d-%02d", parts.year, parts.month, parts.day)
+    }
+
+    /// Calendar fields in UTC through gmtime_r: cheap enough to call for every visible row of every frame.
+    static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        guard gmtime_r(&seconds, &fields) != nil else { return nil }
+        return (Int(fields.tm_year) + 1900, Int(fields.tm_mon) + 1, Int(fields.tm_mday), Int(fields.tm_hour), Int(fields.tm_min), Int(fields.tm_sec))
     }
 
     /// ISO 8601 with milliseconds, for machine output.

@@ -10,11 +10,26 @@ public final class CursesBackend: Backend {
     private var nextPair: Int16 = 1
     private var ended = false
 
+    private let outputFD: Int32
+
     /// Enters full-screen mode: raw keys, no echo, keypad, 25 ms Esc delay, mouse wheel, bracketed paste.
-    public init() throws {
+    /// With `terminal`, draws on that terminal (a pty in benchmarks) instead of standard input and output.
+    public init(terminal: (type: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, outputFD: Int32)? = nil) throws {
         TextWidth.prepareLocale()
-        guard let screen = initscr() else { throw TerminalError("the terminal could not be initialised (is TERM set?)") }
-        window = screen
+        if let terminal {
+            guard let screen = newterm(terminal.type, terminal.output, terminal.input) else {
+                throw TerminalError("the terminal \(terminal.type) could not be initialised")
+            }
+            set_term(screen)
+            guard let main = iapdesk_stdscr() else { throw TerminalError("no screen window") }
+            window = main
+            outputFD = terminal.outputFD
+        } else {
+            guard let screen = initscr() else { throw TerminalError("the terminal could not be initialised (is TERM set?)") }
+            window = screen
+            outputFD = STDOUT_FILENO
+        }
+        let screen = window
         raw()
         noecho()
         nonl()
@@ -32,7 +47,7 @@ public final class CursesBackend: Backend {
         var old: mmask_t = 0
         mousemask(iapdesk_button1_pressed() | iapdesk_button4_pressed() | iapdesk_button5_pressed(), &old)
         mouseinterval(0)
-        Self.writeRaw("\u{1B}[?2004h")
+        Self.writeRaw("\u{1B}[?2004h", to: outputFD)
     }
 
     deinit { end() }
@@ -41,7 +56,7 @@ public final class CursesBackend: Backend {
     public func end() {
         guard !ended else { return }
         ended = true
-        Self.writeRaw("\u{1B}[?2004l")
+        Self.writeRaw("\u{1B}[?2004l", to: outputFD)
         endwin()
     }
 
@@ -145,8 +160,8 @@ public final class CursesBackend: Backend {
         }
     }
 
-    static func writeRaw(_ text: String) {
-        _ = text.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
+    static func writeRaw(_ text: String, to fd: Int32 = STDOUT_FILENO) {
+        _ = text.withCString { write(fd, $0, strlen($0)) }
     }
 }
 

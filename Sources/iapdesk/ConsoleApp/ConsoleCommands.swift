@@ -17,12 +17,13 @@ struct DemoCommand: AsyncParsableCommand {
 
     @OptionGroup var console: ConsoleOptions
     @Option(name: .long, help: "Production or Sandbox.") var environment: String = "Production"
+    @Flag(name: .long, help: .hidden) var exitAfterFirstFrame = false
 
     @MainActor
     func run() async throws {
         try await runReporting {
             let session = try await Session.openDemo(environment: environment)
-            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: true)
+            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: true, exitAfterFirstFrame: exitAfterFirstFrame)
         }
     }
 }
@@ -46,7 +47,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
 enum ConsoleLauncher {
     @MainActor
-    static func launch(session: Session, themeName: String?, isDemo: Bool) async throws {
+    static func launch(session: Session, themeName: String?, isDemo: Bool, exitAfterFirstFrame: Bool = false) async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             await session.close()
             throw CLIError("The console needs a terminal.", hint: "Run it in a terminal, or use the commands (iapdesk --help) in scripts.", status: .usage)
@@ -85,7 +86,7 @@ enum ConsoleLauncher {
             state: state, theme: theme, catalog: catalog, runner: runner, inbox: inbox,
             noColor: ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false)
         do {
-            try loop.run(initialEffects: effects)
+            try loop.run(initialEffects: effects, exitAfterFirstFrame: exitAfterFirstFrame)
         } catch let error as TerminalError {
             await session.close()
             throw CLIError(error.description, status: .failure)

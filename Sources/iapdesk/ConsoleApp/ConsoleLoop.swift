@@ -54,7 +54,8 @@ final class ConsoleLoop {
         self.noColor = noColor
     }
 
-    func run(initialEffects: [ConsoleEffect] = []) throws {
+    /// `exitAfterFirstFrame` measures start-up: the loop ends once the first frame is on screen.
+    func run(initialEffects: [ConsoleEffect] = [], exitAfterFirstFrame: Bool = false) throws {
         TerminalSignals.install(wakeFD: inbox.writeFD)
         let backend = try CursesBackend()
         defer {
@@ -75,6 +76,7 @@ final class ConsoleLoop {
         defer { ticker.cancel() }
         perform(initialEffects)
         terminal.draw { area, buffer in ConsoleView.render(state, theme: shown, area: area, buffer: &buffer) }
+        if exitAfterFirstFrame { return }
 
         while !state.shouldQuit && TerminalSignals.stopRequested == 0 {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0)]

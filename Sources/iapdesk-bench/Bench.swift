@@ -58,6 +58,11 @@ struct Bench: AsyncParsableCommand {
         if !skipDemo && jwsFile == nil {
             try await measureDemoServer()
         }
+        if jwsFile == nil {
+            ConsoleBench.measureFrames()
+            try ConsoleBench.measureScrollBytes()
+            try ConsoleBench.measureStartup()
+        }
     }
 
     /// Full history of the 500-transaction customer over loopback, and sustained Get Transaction Info.

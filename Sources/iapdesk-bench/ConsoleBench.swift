@@ -1,0 +1,142 @@
+import AppStoreServerAPI
+import CNCursesW
+import Console
+import Foundation
+import TerminalUI
+
+/// Frame cost of the console on a 10,000-row notification table, bytes sent for a one-row
+/// scroll through real ncurses on a pseudo-terminal, and start-up to the first frame.
+enum ConsoleBench {
+    static func state(rows: Int) -> ConsoleState {
+        var state = ConsoleState(profileName: "bench", environment: .production, isDemo: true, bundleId: "com.iapdesk.demo", readOnly: false, themeName: "default")
+        state.pane = .notifications
+        state.focus = .content
+        let types: [NotificationType] = [.didRenew, .expired, .refund, .subscribed, .didFailToRenew]
+        let results: [SendAttemptResult] = [.success, .timedOut, .tlsIssue, .noResponse]
+        var list: [NotificationRow] = []
+        list.reserveCapacity(rows)
+        let start = Date().addingTimeInterval(-30 * 86_400)
+        for index in 0..<rows {
+            var payload = NotificationPayload()
+            payload.notificationType = types[index % types.count]
+            payload.notificationUUID = String(format: "00000000-0000-4000-8000-%012d", index)
+            payload.signedDate = start.addingTimeInterval(Double(index) * 60)
+            let notification = VerifiedPayload(payload: payload, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
+            let attempts = (0...(index % 3)).map { SendAttemptItem(attemptDate: payload.signedDate, sendAttemptResult: results[($0 + index) % results.count]) }
+            list.append(NotificationRow(decoded: DecodedNotification(notification: notification, transaction: nil, renewalInfo: nil, appTransaction: nil),
+                                        signedPayload: "", attempts: attempts))
+        }
+        state.notificationsPane = .loaded(list)
+        return state
+    }
+
+    static func measureFrames(frames: Int = 2_000) {
+        var state = state(rows: 10_000)
+        let theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
+        let backend = HeadlessBackend(width: 120, height: 36)
+        let terminal = Terminal(backend: backend)
+        terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+        var timings: [Double] = []
+        timings.reserveCapacity(frames)
+        for frame in 0..<frames {
+            _ = ConsoleReducer.reduce(&state, .key(frame % 500 == 499 ? .home : .down))
+            let start = ContinuousClock.now
+            terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+            timings.append((ContinuousClock.now - start).seconds * 1_000_000)
+        }
+        timings.sort()
+        print("console_frame_10k_rows_p50: \(Int(timings[timings.count / 2])) microseconds")
+        print("console_frame_10k_rows_p99: \(Int(timings[timings.count * 99 / 100])) microseconds")
+    }
+
+    /// Draws the table through ncurses on a pseudo-terminal and counts the bytes of a one-row move.
+    static func measureScrollBytes() throws {
+        let master = posix_openpt(O_RDWR | O_NOCTTY)
+        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
+            print("console_scroll_one_row_bytes: unavailable (no pseudo-terminal)")
+            return
+        }
+        var size = winsize(ws_row: 36, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
+        _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+        let slavePath = String(cString: name)
+        guard let output = fopen(slavePath, "r+"), let input = fopen(slavePath, "r") else {
+            print("console_scroll_one_row_bytes: unavailable (cannot open \(slavePath))")
+            return
+        }
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+        func drain() -> Int {
+            var total = 0
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(master, &chunk, chunk.count)
+                if count <= 0 { break }
+                total += count
+            }
+            return total
+        }
+        setenv("TERM", "xterm-256color", 1)
+        let backend = try CursesBackend(terminal: (type: "xterm-256color", input: input, output: output, outputFD: fileno(output)))
+        defer { backend.end() }
+        var state = state(rows: 10_000)
+        let theme = ((try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback).quantized(colors: max(backend.colors, 8))
+        let terminal = Terminal(backend: backend)
+        terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+        let firstFrame = drain()
+        var moves: [Int] = []
+        for _ in 0..<20 {
+            _ = ConsoleReducer.reduce(&state, .key(.down))
+            terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+            moves.append(drain())
+        }
+        moves.sort()
+        print("console_first_frame_bytes: \(firstFrame) bytes")
+        print("console_scroll_one_row_bytes: \(moves[moves.count / 2]) bytes")
+        fclose(input)
+        fclose(output)
+        close(master)
+    }
+
+    /// Runs `iapdesk demo --exit-after-first-frame` on a pseudo-terminal and times it.
+    static func measureStartup(runs: Int = 5) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapdesk")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            print("console_start_to_first_frame: unavailable (build iapdesk in the same configuration first: swift build -c release)")
+            return
+        }
+        var timings: [Double] = []
+        for _ in 0..<runs {
+            let master = posix_openpt(O_RDWR | O_NOCTTY)
+            guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else { return }
+            var size = winsize(ws_row: 36, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
+            _ = ioctl(master, UInt(TIOCSWINSZ), &size)
+            guard let slave = FileHandle(forUpdatingAtPath: String(cString: name)) else { return }
+            let reader = Task.detached {
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                while read(master, &chunk, chunk.count) > 0 {}
+            }
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["demo", "--exit-after-first-frame"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["TERM"] = "xterm-256color"
+            environment["XDG_STATE_HOME"] = NSTemporaryDirectory() + "iapdesk-bench-state"
+            process.environment = environment
+            process.standardInput = slave
+            process.standardOutput = slave
+            process.standardError = FileHandle.nullDevice
+            let start = ContinuousClock.now
+            try process.run()
+            process.waitUntilExit()
+            timings.append((ContinuousClock.now - start).seconds * 1000)
+            try? slave.close()
+            close(master)
+            reader.cancel()
+            guard process.terminationStatus == 0 else {
+                print("console_start_to_first_frame: unavailable (exit status \(process.terminationStatus))")
+                return
+            }
+        }
+        timings.sort()
+        print("console_start_to_first_frame_median: \(Int(timings[timings.count / 2])) ms")
+    }
+}
