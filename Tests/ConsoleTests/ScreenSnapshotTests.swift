@@ -132,8 +132,11 @@ import Testing
         harness.send(.escape)
         let tiny = harness.screen(width: 39, height: 11)
         #expect(tiny.contains("Terminal too small: 39x11."))
-        for (width, height) in [(40, 12), (1, 1), (200, 60)] {
-            #expect(!harness.screen(width: width, height: height).isEmpty)
+        // A resize storm: every size from 1x1 to 130x40 renders without trapping.
+        for width in stride(from: 1, through: 130, by: 3) {
+            for height in stride(from: 1, through: 40, by: 3) {
+                #expect(harness.screen(width: width, height: height).split(separator: "\n", omittingEmptySubsequences: false).count == height)
+            }
         }
         await harness.stop()
     }

@@ -55,7 +55,7 @@ enum CommandLine {
             return []
         case "since", "type", "subtype", "txn", "failures", "all":
             return notificationFilter(&state, verb, argument)
-        case "product", "kind", "sort", "revoked", "clear":
+        case "product", "kind", "sort", "revoked", "clear", "from", "to", "ownership", "group":
             return historyFilter(&state, verb, argument)
         default:
             ConsoleReducer.fail(&state, DisplayError(summary: "Unknown command :\(verb).", hint: "Try :order, :tx, :env, :theme, :since, :type, :quit, or press ? for help."))
@@ -116,6 +116,23 @@ enum CommandLine {
             }
             q.productTypes = argument.isEmpty ? [] : [kind]
         case "sort": q.sort = argument.lowercased().hasPrefix("asc") ? .ascending : .descending
+        case "from", "to":
+            var date: Date?
+            if !argument.isEmpty {
+                guard let parsed = day(argument) ?? duration(argument).map({ Date().addingTimeInterval(-$0) }) else {
+                    ConsoleReducer.fail(&state, DisplayError(summary: ":\(verb) takes a date such as 2026-11-01 or a span such as 30d."))
+                    return []
+                }
+                date = parsed
+            }
+            if verb == "from" { q.startDate = date } else { q.endDate = date }
+        case "ownership":
+            switch argument.lowercased() {
+            case "family", "family-shared": q.inAppOwnershipType = .familyShared
+            case "purchased": q.inAppOwnershipType = .purchased
+            default: q.inAppOwnershipType = nil
+            }
+        case "group": q.subscriptionGroupIdentifiers = argument.isEmpty ? [] : [argument]
         case "revoked":
             switch argument.lowercased() {
             case "yes", "true": q.revoked = true
@@ -132,6 +149,18 @@ enum CommandLine {
             return []
         }
         return TransactionsReducer.load(&state, anchor: anchor)
+    }
+
+    static func day(_ text: String) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]) else { return nil }
+        var components = DateComponents()
+        components.year = parts[0]
+        components.month = parts[1]
+        components.day = parts[2]
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(from: components)
     }
 
     static func duration(_ text: String) -> TimeInterval? {

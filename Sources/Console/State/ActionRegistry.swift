@@ -86,7 +86,7 @@ public enum ActionRegistry {
             "| `:env production\\|sandbox` | Switch environment |",
             "| `:theme NAME` | Switch theme |",
             "| `:since 24h`, `:type DID_RENEW`, `:subtype GRACE_PERIOD`, `:txn ID`, `:failures` | Notification filters |",
-            "| `:product ID`, `:kind consumable`, `:sort asc\\|desc`, `:revoked yes\\|no\\|all`, `:clear` | Transaction filters |",
+            "| `:product ID`, `:kind consumable`, `:from 2026-11-01`, `:to 30d`, `:ownership family\\|purchased`, `:group ID`, `:sort asc\\|desc`, `:revoked yes\\|no\\|all`, `:clear` | Transaction filters |",
             "| `:quit`, `:q` | Quit |",
             "",
         ]

@@ -176,8 +176,12 @@ enum TransactionsView {
         if let kind = q.productTypes.first { filters.append("kind \(kind.label)") }
         if let product = q.productIds.first { filters.append("product \(product)") }
         if let revoked = q.revoked { filters.append(revoked ? "revoked only" : "not revoked") }
+        if let from = q.startDate { filters.append("from \(DisplayFormat.day(from))") }
+        if let to = q.endDate { filters.append("before \(DisplayFormat.day(to))") }
+        if let ownership = q.inAppOwnershipType { filters.append(ownership.label.lowercased()) }
+        if let group = q.subscriptionGroupIdentifiers.first { filters.append("group \(group)") }
         let count = state.transactionsPane.value?.count
-        buffer.write(truncating: "\(count.map { "\($0) transactions · " } ?? "")\(filters.joined(separator: " · "))  (:kind, :product, :sort, :revoked, :clear)",
+        buffer.write(truncating: "\(count.map { "\($0) transactions · " } ?? "")\(filters.joined(separator: " · "))  (:kind :product :from :to :ownership :group :sort :revoked :clear)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
         if PaneViews.placeholder(state.transactionsPane, empty: "No transactions match.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
