@@ -13,12 +13,10 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// Parses PEM text; `source` names where it came from in errors.
     public init(pem: String, source: String = "the key") throws(KeyLoadError) {
         let trimmed = pem.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.hasPrefix("-----BEGIN ") else { throw .notPEM(source) }
-        if trimmed.hasPrefix("-----BEGIN EC PRIVATE KEY-----") || trimmed.hasPrefix("-----BEGIN RSA PRIVATE KEY-----")
-            || trimmed.hasPrefix("-----BEGIN PUBLIC KEY-----") || trimmed.hasPrefix("-----BEGIN CERTIFICATE-----") {
-            throw .notPKCS8(source)
-        }
-        guard trimmed.hasPrefix("-----BEGIN PRIVATE KEY-----") else { throw .notPKCS8(source) }
+        guard let label = Self.pemLabel(trimmed) else { throw .notPEM(source) }
+        // Only PKCS#8 ("PRIVATE KEY") is what App Store Connect hands out; SEC1, RSA, public keys
+        // and certificates are refused by name.
+        guard label == "PRIVATE KEY" else { throw .notPKCS8(source) }
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: trimmed) {
             self.privateKey = key
             return
@@ -44,6 +42,15 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
         }
         guard data.count < 64 * 1024, let text = String(data: data, encoding: .utf8) else { throw .notPEM(path) }
         return try SigningKey(pem: text, source: path)
+    }
+
+    /// The label of the first PEM block (`-----BEGIN <label>-----`), or nil when the text is not PEM.
+    static func pemLabel(_ text: String) -> String? {
+        let opening = "-----BEGIN "
+        guard text.hasPrefix(opening), let close = text.range(of: "-----", range: text.index(text.startIndex, offsetBy: opening.count)..<text.endIndex) else {
+            return nil
+        }
+        return String(text[text.index(text.startIndex, offsetBy: opening.count)..<close.lowerBound])
     }
 
     public var description: String { "P-256 signing key (hidden)" }
@@ -74,7 +81,7 @@ public enum KeyLoadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notPEM(let path):
             return "Key file \(path) is not a PEM file. Use the .p8 file downloaded from App Store Connect as it is."
         case .notPKCS8(let path):
-            return "Key file \(path) is not a PKCS#8 private key (-----BEGIN PRIVATE KEY-----). Use the .p8 file downloaded from App Store Connect."
+            return "Key file \(path) is not a PKCS#8 private key, the .p8 format. Use the .p8 file downloaded from App Store Connect."
         case .wrongCurve(let path, let curve):
             return "Key file \(path) holds a \(curve) key; App Store Server API keys are EC P-256 (ES256)."
         case .malformed(let path):

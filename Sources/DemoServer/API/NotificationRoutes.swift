@@ -83,15 +83,7 @@ struct NotificationRoutes: Sendable {
             uuid: payload.notificationUUID!, type: .test, subtype: nil, signedDate: payload.signedDate!, signedPayload: signed,
             attempts: [], customer: nil)
         try store.write(environment) { data throws(DemoAPIError) in data.testNotifications[token] = note }
-        let store = self.store
-        let sender = self.sender
-        Task.detached {
-            let attemptDate = store.clock()
-            let result = await sender.deliver(signedPayload: signed, to: url)
-            try? store.write(environment) { data throws(DemoAPIError) in
-                data.testNotifications[token]?.attempts.append(SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
-            }
-        }
+        deliver(signed, to: url, environment: environment) { data, attempt in data.testNotifications[token]?.attempts.append(attempt) }
         return .json(SendTestNotificationResponse(testNotificationToken: token))
     }
 
@@ -155,15 +147,23 @@ struct NotificationRoutes: Sendable {
             signedPayload: signed, attempts: [], customer: customer)
         try? store.write(environment) { data throws(DemoAPIError) in data.notifications.append(note) }
         guard let url = store.webhook else { return }
+        deliver(signed, to: url, environment: environment) { data, attempt in
+            if let index = data.notifications.lastIndex(where: { $0.uuid == uuid }) { data.notifications[index].attempts.append(attempt) }
+        }
+    }
+
+    /// POSTs in the background and records the real outcome as a send attempt.
+    private func deliver(
+        _ signed: String, to url: URL, environment: AppStoreEnvironment,
+        record: @escaping @Sendable (inout DemoEnvironmentData, SendAttemptItem) -> Void
+    ) {
         let store = self.store
         let sender = self.sender
         Task.detached {
             let attemptDate = store.clock()
             let result = await sender.deliver(signedPayload: signed, to: url)
             try? store.write(environment) { data throws(DemoAPIError) in
-                if let index = data.notifications.lastIndex(where: { $0.uuid == uuid }) {
-                    data.notifications[index].attempts.append(SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
-                }
+                record(&data, SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
             }
         }
     }
