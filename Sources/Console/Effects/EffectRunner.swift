@@ -86,9 +86,10 @@ public final class EffectRunner: Sendable {
                 }
             }
         case .requestTestNotification(let request):
-            Task { [post, current] in
+            // The request stays in flight while its status is polled, so it does not finish here.
+            spawn(request, finishes: false) { services, post in
                 do {
-                    let response = try await current.client.requestTestNotification()
+                    let response = try await services.client.requestTestNotification()
                     post(.testRequested(request: request, .success(response.testNotificationToken ?? "")))
                 } catch {
                     post(.testRequested(request: request, .failure(DisplayError(error))))

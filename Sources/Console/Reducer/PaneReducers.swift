@@ -99,7 +99,6 @@ enum ExtendReducer {
                 guard let body = form.request else { return [] }
                 state.overlay = nil
                 let request = ConsoleReducer.start(&state, "Extend \(form.originalTransactionId)")
-                state.pendingWrites.append(form.requestIdentifier)
                 return [.extend(request: request, originalTransactionId: form.originalTransactionId, body: body)]
             case .escape, .character("n"):
                 form.confirming = false
@@ -162,6 +161,7 @@ enum WriteResultReducer {
                 ConsoleReducer.fail(&state, error)
             }
         case .testRequested(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
             switch result {
             case .success(let token):
                 state.testNotification?.token = token

@@ -150,7 +150,6 @@ public struct ConsoleState: Sendable {
     public var testNotification: TestNotificationState?
     public var extendForm: ExtendForm?
     public var inspected: Loadable<DecodedSignedData> = .idle
-    public var pendingWrites: [String] = []
 
     public var inFlight: [Int: String] = [:]
     /// The request loading the current customer, so a new lookup can cancel it.

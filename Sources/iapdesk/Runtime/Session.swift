@@ -4,7 +4,7 @@ import DemoServer
 import Foundation
 
 /// What a command works with: a client, a verifier and the profile, against Apple or the demo.
-final class Session: @unchecked Sendable {
+final class Session: Sendable {
     let profile: Profile
     let client: AppStoreServerClient
     /// Nil when signed data cannot be checked with this profile; `verifierProblem` says why.
