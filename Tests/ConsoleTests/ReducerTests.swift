@@ -113,6 +113,10 @@ import Testing
         #expect(state.overlay == nil)
         #expect(send(&state, [.character("q")]) == [.quit])
         var typing = fresh()
+        _ = send(&typing, [.character(":")])
+        #expect(typing.focus == .commandLine, "':' opens the command line even from the lookup field")
+        _ = send(&typing, [.escape])
+        typing.focus = .lookupInput
         _ = send(&typing, [.character("q")])
         #expect(typing.lookupInput.text == "q", "q types into the lookup field")
         #expect(send(&typing, [.control("c")]) == [.quit])

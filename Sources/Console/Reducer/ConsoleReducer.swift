@@ -32,6 +32,7 @@ public enum ConsoleReducer {
             case .success(let environment):
                 state.environment = environment
                 state.customer = nil
+                state.lookupInput = TextInputState(maxLength: 64)
                 state.transactionsPane = .idle
                 state.notificationsPane = .idle
                 state.lists = [:]
@@ -85,6 +86,14 @@ public enum ConsoleReducer {
             return switchPane(&state, by: key == .tab ? 1 : -1)
         case .down:
             state.focus = .content
+            return []
+        case .character(":"):
+            // IDs never contain ':' or '?', so these keep their meaning while the field has focus.
+            state.focus = .commandLine
+            state.commandInput = TextInputState(maxLength: 256)
+            return []
+        case .character("?"):
+            state.overlay = .help
             return []
         default:
             _ = state.lookupInput.handle(key)

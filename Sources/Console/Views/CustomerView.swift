@@ -9,7 +9,7 @@ enum CustomerView {
         let x = buffer.write(label, x: area.x, y: area.y, style: theme[.accent])
         TextInput(state: state.lookupInput, style: theme[.input], placeholder: "MK5TTTVWJH or 2000000123456789, then Enter",
                   showCursor: state.focus == .lookupInput)
-            .render(in: Rect(x: x, y: area.y, width: min(40, area.right - x), height: 1), buffer: &buffer)
+            .render(in: Rect(x: x, y: area.y, width: min(52, area.right - x), height: 1), buffer: &buffer)
         let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
         guard let customer = state.customer else {
             var lines: [[Paragraph.Span]] = [
@@ -63,7 +63,10 @@ enum CustomerView {
                 let t = row.transaction?.payload
                 let r = row.renewal?.payload
                 let role: ThemeRole = row.status == .active ? .success : (row.status == .expired || row.status == .revoked ? .error : .warning)
-                let renews = r?.autoRenewStatus == .on ? "renews \(DisplayFormat.day(r?.renewalDate ?? t?.expiresDate))" : "ends \(DisplayFormat.day(t?.expiresDate))"
+                let due = r?.renewalDate ?? t?.expiresDate
+                var renews = r?.autoRenewStatus == .on ? "renews \(DisplayFormat.day(due))" : "ends \(DisplayFormat.day(t?.expiresDate))"
+                if row.status == .billingRetry || row.status == .billingGracePeriod { renews = "renewal due since \(DisplayFormat.day(due))" }
+                if row.status == .expired || row.status == .revoked { renews = "ended \(DisplayFormat.day(t?.revocationDate ?? t?.expiresDate))" }
                 lines.append([.init("  \(row.status?.label ?? "?")", theme[role]), .init("  \(t?.productId ?? "-")  \(renews)  auto-renew \(r?.autoRenewStatus?.label.lowercased() ?? "-")", theme[.text])])
                 if let intent = r?.expirationIntent { line("    expired: \(intent.label)", .muted) }
                 if let grace = r?.gracePeriodExpiresDate { line("    grace period until \(DisplayFormat.date(grace))", .warning) }
