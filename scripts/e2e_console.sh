@@ -68,7 +68,7 @@ wait_for "notifications · last 7 days"
 wait_for "RENEWAL_EXTENDED"
 keys t
 wait_for "Test notification"
-wait_for "SUCCESS after 1 attempt"
+wait_for "SUCCESS  The server answered"
 
 # Resize to 80x24 and below the minimum, then back.
 $T resize-window -t app -x 80 -y 24

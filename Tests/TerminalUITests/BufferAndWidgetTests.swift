@@ -105,3 +105,14 @@ import Testing
         #expect(buffer.text.contains("▸ b … 1 items"))
     }
 }
+
+@Suite struct ListWidgetTests {
+    @Test func showsTheNewestItemsOrTheSelection() {
+        var buffer = Buffer(width: 10, height: 2)
+        List(items: (1...5).map { ("item \($0)", Style.plain) }).render(in: buffer.area, buffer: &buffer)
+        #expect(buffer.text == "item 4\nitem 5")
+        var selected = Buffer(width: 10, height: 2)
+        List(items: (1...5).map { ("item \($0)", Style.plain) }, selected: 1).render(in: selected.area, buffer: &selected)
+        #expect(selected.text == "item 1\nitem 2")
+    }
+}

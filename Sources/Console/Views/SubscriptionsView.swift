@@ -88,26 +88,22 @@ enum NotificationsView {
     }
 
     static func testPanel(_ test: TestNotificationState, _ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        Block(title: "Test notification", style: theme[.border], titleStyle: theme[.title]).render(in: area, buffer: &buffer)
+        Block(title: "Test notification\(test.token.map { " \($0)" } ?? "")", style: theme[.border], titleStyle: theme[.title]).render(in: area, buffer: &buffer)
         let inner = Block.inner(area).inset(horizontal: 1)
-        let text: String
-        let role: ThemeRole
+        var items: [(text: String, style: Style)] = []
         if let error = test.error {
-            text = "✗ \(error.summary)"
-            role = .error
-        } else if let token = test.token {
-            if let last = test.attempts.last?.sendAttemptResult {
-                text = "\(token): \(last.rawValue) after \(test.attempts.count) attempt\(test.attempts.count == 1 ? "" : "s"). \(last.hint)"
-                role = last == .success ? .success : .error
-            } else {
-                text = "\(Spinner.frame(state.tick)) \(token): waiting for the delivery result…"
-                role = .info
-            }
-        } else {
-            text = "\(Spinner.frame(state.tick)) requesting…"
-            role = .info
+            items.append(("✗ \(error.summary)", theme[.error]))
+        } else if test.token == nil {
+            items.append(("\(Spinner.frame(state.tick)) requesting…", theme[.info]))
+        } else if test.attempts.isEmpty {
+            items.append(("\(Spinner.frame(state.tick)) waiting for the delivery result…", theme[.info]))
         }
-        Paragraph(text, style: theme[role]).render(in: inner, buffer: &buffer)
+        for attempt in test.attempts {
+            let result = attempt.sendAttemptResult
+            items.append(("\(DisplayFormat.date(attempt.attemptDate, seconds: true))  \(result?.rawValue ?? "?")  \(result?.hint ?? "")",
+                          result == .success ? theme[.success] : theme[.error]))
+        }
+        List(items: items).render(in: inner, buffer: &buffer)
     }
 
     static func describe(_ seconds: TimeInterval) -> String {

@@ -103,3 +103,29 @@ public struct Breadcrumbs: Widget {
         }
     }
 }
+
+/// Lines of items, one per row, with an optional selected item; long lists scroll to keep it visible.
+public struct List: Widget {
+    public var items: [(text: String, style: Style)]
+    public var selected: Int?
+    public var selectedStyle: Style
+
+    public init(items: [(text: String, style: Style)], selected: Int? = nil, selectedStyle: Style = Style(modifiers: .reverse)) {
+        self.items = items
+        self.selected = selected
+        self.selectedStyle = selectedStyle
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        guard area.height > 0 else { return }
+        // Without a selection the newest (last) items stay in view.
+        let top = selected.map { Table.scrolledOffset(selected: $0, offset: 0, visible: area.height, count: items.count) }
+            ?? max(0, items.count - area.height)
+        for row in 0..<area.height {
+            let index = top + row
+            guard index < items.count else { break }
+            let style = index == selected ? items[index].style.patched(with: selectedStyle) : items[index].style
+            buffer.write(truncating: items[index].text, x: area.x, y: area.y + row, width: area.width, style: style)
+        }
+    }
+}
