@@ -33,7 +33,7 @@ public struct Theme: Sendable, Equatable {
         var roles: [ThemeRole: Style] = [:]
         for role in ThemeRole.allCases {
             var style = Style(modifiers: self[role].modifiers)
-            if role == .selection || role == .statusBar || role == .footerKey { style.modifiers.insert(.reverse) }
+            if [.selection, .statusBar, .production, .sandbox, .demo].contains(role) { style.modifiers.insert(.reverse) }
             roles[role] = style
         }
         return Theme(name: name, roles: roles)
