@@ -235,6 +235,22 @@ import Testing
         #expect(state.toasts.isEmpty)
     }
 
+    @Test func clicksSwitchPanesAndSelectRows() {
+        var state = fresh()
+        _ = ConsoleReducer.reduce(&state, .screenSize(width: 120, height: 36))
+        let labels = Tabs.labels(Pane.allCases.map(\.title), width: 120)
+        let subscriptionsX = labels.prefix(3).map { TextWidth.of($0) }.reduce(0, +) + 2
+        _ = ConsoleReducer.reduce(&state, .key(.click(x: subscriptionsX, y: 1)))
+        #expect(state.pane == .subscriptions)
+        var rows = stateWithSubscription()
+        rows.screenWidth = 120
+        rows.screenHeight = 36
+        _ = ConsoleReducer.reduce(&rows, .key(.click(x: 10, y: 5)))
+        #expect(rows.list(.subscriptions).detailOpen, "a click on the selected row opens it")
+        _ = ConsoleReducer.reduce(&rows, .key(.click(x: 10, y: 30)))
+        #expect(rows.list(.subscriptions).selected == 0, "a click below the rows selects nothing")
+    }
+
     @Test func keybindingsDocumentMatchesTheRegistry() throws {
         let generated = ActionRegistry.markdown()
         for command in ActionRegistry.all { #expect(generated.contains(command.title)) }

@@ -10,8 +10,14 @@ public enum ConsoleReducer {
             state.tick += 1
             state.toasts.removeAll { $0.expiresAtTick <= state.tick }
             return []
+        case .key(.click(let x, let y)):
+            return MouseReducer.click(&state, x: x, y: y)
         case .key(let key):
             return handleKey(&state, key)
+        case .screenSize(let width, let height):
+            state.screenWidth = width
+            state.screenHeight = height
+            return []
         case .finished(let request):
             state.inFlight[request] = nil
             return []

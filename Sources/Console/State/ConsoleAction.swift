@@ -5,6 +5,8 @@ import TerminalUI
 /// Everything that can happen to the console: input, time, and answers to its requests.
 public enum ConsoleAction: Sendable {
     case key(Key)
+    /// The terminal's size, sent at start and after each resize (mouse clicks are mapped with it).
+    case screenSize(width: Int, height: Int)
     case tick
     case order(request: Int, Result<OrderResult, DisplayError>)
     case transaction(request: Int, Result<Located<VerifiedTransaction>, DisplayError>)

@@ -157,6 +157,8 @@ public struct ConsoleState: Sendable {
     public var lastError: DisplayError?
     public var toasts: [ToastMessage] = []
     public var tick = 0
+    public var screenWidth = 80
+    public var screenHeight = 24
     public var nextRequest = 1
     public var shouldQuit = false
 

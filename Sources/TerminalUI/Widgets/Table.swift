@@ -98,15 +98,28 @@ public struct Tabs: Widget {
         self.selectedStyle = selectedStyle
     }
 
+    /// The label of each tab at `width`: narrow screens shorten every title evenly, keeping the numbers.
+    public static func labels(_ titles: [String], width: Int) -> [String] {
+        let full = titles.enumerated().map { " \($0.offset + 1) \($0.element) " }
+        guard full.map({ TextWidth.of($0) }).reduce(0, +) > width, !titles.isEmpty else { return full }
+        let room = max(0, width / titles.count - 4)
+        return titles.enumerated().map { " \($0.offset + 1) \(TextWidth.truncate($0.element, to: room, ellipsis: false)) " }
+    }
+
+    /// The tab under column `x` (relative to the bar's left edge), if any.
+    public static func index(at x: Int, titles: [String], width: Int) -> Int? {
+        var left = 0
+        for (index, label) in labels(titles, width: width).enumerated() {
+            let right = left + TextWidth.of(label)
+            if x >= left && x < right { return index }
+            left = right
+        }
+        return nil
+    }
+
     public func render(in area: Rect, buffer: inout Buffer) {
         buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), with: style)
-        let full = titles.enumerated().map { " \($0.offset + 1) \($0.element) " }
-        var labels = full
-        if full.map({ TextWidth.of($0) }).reduce(0, +) > area.width, !titles.isEmpty {
-            // Narrow screens shorten every title evenly, keeping the numbers.
-            let room = max(0, area.width / titles.count - 4)
-            labels = titles.enumerated().map { " \($0.offset + 1) \(TextWidth.truncate($0.element, to: room, ellipsis: false)) " }
-        }
+        let labels = Self.labels(titles, width: area.width)
         var x = area.x
         for (index, label) in labels.enumerated() {
             guard x + TextWidth.of(label) <= area.right else { break }

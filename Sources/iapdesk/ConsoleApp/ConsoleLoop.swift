@@ -75,6 +75,7 @@ final class ConsoleLoop {
         }
         defer { ticker.cancel() }
         perform(initialEffects)
+        _ = ConsoleReducer.reduce(&state, .screenSize(width: backend.size.width, height: backend.size.height))
         terminal.draw { area, buffer in ConsoleView.render(state, theme: shown, area: area, buffer: &buffer) }
         if exitAfterFirstFrame { return }
 
@@ -84,7 +85,10 @@ final class ConsoleLoop {
             var dirty = false
             let keys = KeyDecoder.decode(backend.readKeys())
             for key in keys {
-                if key == .resize { terminal.invalidate() }
+                if key == .resize {
+                    terminal.invalidate()
+                    _ = ConsoleReducer.reduce(&state, .screenSize(width: backend.size.width, height: backend.size.height))
+                }
                 perform(ConsoleReducer.reduce(&state, .key(key)))
                 dirty = true
             }

@@ -1,0 +1,30 @@
+import TerminalUI
+
+/// Clicks: on the tab bar they switch panes; on a list row they select it (a second click opens it).
+enum MouseReducer {
+    static func click(_ state: inout ConsoleState, x: Int, y: Int) -> [ConsoleEffect] {
+        guard state.overlay == nil else { return [] }
+        if y == ConsoleView.tabRow {
+            guard let index = Tabs.index(at: x, titles: Pane.allCases.map(\.title), width: state.screenWidth),
+                  let pane = Pane(rawValue: index) else { return [] }
+            state.pane = pane
+            return ConsoleReducer.paneOpened(&state)
+        }
+        var list = state.list(state.pane)
+        guard !list.detailOpen, let top = ConsoleView.tableTop(state), y > top else { return [] }
+        let count = PaneRows.count(state, state.pane)
+        let visible = Table.visibleRows(height: ConsoleView.tableHeight(state))
+        let first = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
+        let index = first + (y - top - 1)
+        guard index >= 0, index < count, y - top - 1 < visible else { return [] }
+        if index == list.selected {
+            list.detailOpen = true
+            list.detailSelected = 0
+        } else {
+            list.selected = index
+        }
+        state.lists[state.pane] = list
+        state.focus = .content
+        return []
+    }
+}
