@@ -251,6 +251,23 @@ import Testing
         #expect(rows.list(.subscriptions).selected == 0, "a click below the rows selects nothing")
     }
 
+    @Test func viewportStaysUntilTheSelectionReachesItsEdge() {
+        var state = fresh()
+        _ = ConsoleReducer.reduce(&state, .screenSize(width: 120, height: 24))
+        state.pane = .notifications
+        state.focus = .content
+        var p = NotificationPayload()
+        p.notificationType = .didRenew
+        let row = NotificationRow(decoded: DecodedNotification(notification: VerifiedPayload(payload: p, rawPayload: nil, header: nil, status: .verified, chainSubjects: []),
+                                                               transaction: nil, renewalInfo: nil, appTransaction: nil), signedPayload: "", attempts: [])
+        state.notificationsPane = .loaded(Array(repeating: row, count: 100))
+        for _ in 0..<30 { _ = ConsoleReducer.reduce(&state, .key(.down)) }
+        let offset = state.list(.notifications).offset
+        #expect(offset > 0)
+        _ = ConsoleReducer.reduce(&state, .key(.up))
+        #expect(state.list(.notifications).offset == offset, "moving up inside the viewport does not scroll")
+    }
+
     @Test func keybindingsDocumentMatchesTheRegistry() throws {
         let generated = ActionRegistry.markdown()
         for command in ActionRegistry.all { #expect(generated.contains(command.title)) }

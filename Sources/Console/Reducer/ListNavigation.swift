@@ -64,6 +64,9 @@ enum ListNavigation {
             return NotificationsReducer.load(&state)
         default: break
         }
+        // Keep the viewport where it is until the selection reaches its edge, as k9s and less do.
+        let visible = Table.visibleRows(height: ConsoleView.tableHeight(state))
+        list.offset = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
         state.lists[state.pane] = list
         return []
     }
