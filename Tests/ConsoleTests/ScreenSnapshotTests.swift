@@ -29,6 +29,9 @@ import Testing
     @Test func customerPaneBeforeAndAfterLookup() async throws {
         let harness = try await ConsoleHarness.start()
         check(harness, "customer-empty")
+        try await lookUp(harness, "2000000499999999")
+        let unknown = harness.screen(width: 120, height: 36)
+        #expect(unknown.components(separatedBy: "TransactionIdNotFoundError").count == 3, "one message in the pane, one in the status line")
         try await lookUp(harness, "MK5TTTVWJH")
         #expect(harness.screen(width: 120, height: 36).contains("✓ all 12 signatures verified"))
         check(harness, "customer-MK5TTTVWJH")

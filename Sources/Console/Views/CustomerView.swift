@@ -24,6 +24,12 @@ enum CustomerView {
             Paragraph(lines: lines).render(in: body, buffer: &buffer)
             return
         }
+        if let error = customer.transaction.error, customer.subscriptions.error == error, customer.history.error == error {
+            // Apple does not know the ID: one message instead of the same error in every section.
+            Paragraph(lines: [[.init("✗ " + error.summary, theme[.error])]] + (error.hint.map { [[], [.init("Hint: " + $0, theme[.muted])]] } ?? []))
+                .render(in: body, buffer: &buffer)
+            return
+        }
         var lines: [[Paragraph.Span]] = []
         func section(_ title: String) { lines.append([.init(title, theme[.header])]) }
         func line(_ text: String, _ role: ThemeRole = .text) { lines.append([.init("  " + text, theme[role])]) }
