@@ -65,7 +65,7 @@ enum ListNavigation {
         default: break
         }
         // Keep the viewport where it is until the selection reaches its edge, as k9s and less do.
-        let visible = Table.visibleRows(height: ConsoleView.tableHeight(state))
+        let visible = Table.visibleRows(height: PaneLayout.table(state)?.height ?? 0)
         list.offset = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
         state.lists[state.pane] = list
         return []

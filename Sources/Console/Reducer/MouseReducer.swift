@@ -4,16 +4,17 @@ import TerminalUI
 enum MouseReducer {
     static func click(_ state: inout ConsoleState, x: Int, y: Int) -> [ConsoleEffect] {
         guard state.overlay == nil else { return [] }
-        if y == ConsoleView.tabRow {
+        if y == PaneLayout.tabRow {
             guard let index = Tabs.index(at: x, titles: Pane.allCases.map(\.title), width: state.screenWidth),
                   let pane = Pane(rawValue: index) else { return [] }
             state.pane = pane
             return ConsoleReducer.paneOpened(&state)
         }
         var list = state.list(state.pane)
-        guard !list.detailOpen, let top = ConsoleView.tableTop(state), y > top else { return [] }
+        guard !list.detailOpen, let table = PaneLayout.table(state), y > table.y else { return [] }
+        let top = table.y
         let count = PaneRows.count(state, state.pane)
-        let visible = Table.visibleRows(height: ConsoleView.tableHeight(state))
+        let visible = Table.visibleRows(height: table.height)
         let first = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
         let index = first + (y - top - 1)
         guard index >= 0, index < count, y - top - 1 < visible else { return [] }

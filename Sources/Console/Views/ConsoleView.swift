@@ -6,30 +6,6 @@ import TerminalUI
 public enum ConsoleView {
     public static let minimumWidth = 40
     public static let minimumHeight = 12
-    static let tabRow = 1
-    /// The pane's box starts on row 3; its content one row and two columns in.
-    static let contentTop = 4
-
-    /// Screen row of a list pane's table header (nil where the pane has no table).
-    static func tableTop(_ state: ConsoleState) -> Int? {
-        switch state.pane {
-        case .refunds, .subscriptions: return contentTop
-        case .orders, .transactions, .notifications: return contentTop + 2
-        default: return nil
-        }
-    }
-
-    /// Height the pane's table gets, header included.
-    static func tableHeight(_ state: ConsoleState) -> Int {
-        let paneHeight = state.screenHeight - 3 - 2 - 2
-        switch state.pane {
-        case .subscriptions: return Layout.split(Rect(x: 0, y: 0, width: 1, height: paneHeight), .vertical, [.fill(1), .length(min(9, max(0, paneHeight - 4)))])[0].height
-        case .notifications: return paneHeight - 2 - (state.testNotification == nil ? 0 : 5)
-        case .orders, .transactions: return paneHeight - 2
-        default: return paneHeight
-        }
-    }
-
     public static func render(_ state: ConsoleState, theme: Theme, area: Rect, buffer: inout Buffer) {
         buffer.fill(area, with: theme[.text])
         guard area.width >= minimumWidth, area.height >= minimumHeight else {
@@ -40,7 +16,7 @@ public enum ConsoleView {
             }
             return
         }
-        let rows = Layout.split(area, .vertical, [.length(1), .length(1), .length(1), .fill(1), .length(1), .length(1)])
+        let rows = PaneLayout.rows(area)
         topBar(state, theme, rows[0], &buffer)
         Tabs(titles: Pane.allCases.map(\.title), selected: state.pane.rawValue, style: theme[.muted], selectedStyle: theme[.selection])
             .render(in: rows[1], buffer: &buffer)

@@ -138,7 +138,7 @@ enum OrderView {
             buffer.write("Order \(order.orderId): \(statusText), \(order.transactions.count) transaction\(order.transactions.count == 1 ? "" : "s")",
                          x: area.x, y: area.y, style: order.status == .valid ? theme[.accent] : theme[.warning])
             let rows = PaneRows.transactions(state, .orders)
-            PaneViews.transactionTable(rows, list: state.list(.orders), theme, Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2), &buffer)
+            PaneViews.transactionTable(rows, list: state.list(.orders), theme, PaneLayout.belowHeading(area), &buffer)
             return
         }
         Paragraph("This customer was looked up by transaction ID, not by order. Type an order ID (such as MK5TTTVWJH) to see an order.", style: theme[.muted])
@@ -192,7 +192,7 @@ enum TransactionsView {
         let count = state.transactionsPane.value?.count
         buffer.write(truncating: "\(count.map { "\($0) transactions · " } ?? "")\(filters.joined(separator: " · "))  (:kind :product :from :to :ownership :group :sort :revoked :clear)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
-        let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        let body = PaneLayout.belowHeading(area)
         if PaneViews.placeholder(state.transactionsPane, empty: "No transactions match.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
         PaneViews.transactionTable(PaneRows.transactions(state, .transactions), list: state.list(.transactions), theme, body, &buffer)
     }

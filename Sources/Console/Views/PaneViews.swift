@@ -8,7 +8,7 @@ enum PaneViews {
         let box = area
         let focused = state.focus == .content || state.focus == .filter
         Block(title: state.pane.title, style: focused ? theme[.borderFocus] : theme[.border], titleStyle: theme[.title]).render(in: box, buffer: &buffer)
-        let inner = Block.inner(box).inset(horizontal: 1)
+        let inner = PaneLayout.inner(box)
         if state.list(state.pane).detailOpen || (state.pane == .inspector && state.inspected.value != nil) {
             if state.pane == .inspector {
                 let parts = Layout.split(inner, .vertical, [.length(2), .fill(1)])

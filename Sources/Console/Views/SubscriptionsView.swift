@@ -11,7 +11,7 @@ enum SubscriptionsView {
         if PaneViews.placeholder(customer.subscriptions, empty: "This customer has no auto-renewable subscriptions.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
         let rows = PaneRows.subscriptions(state)
         let list = state.list(.subscriptions)
-        let parts = Layout.split(area, .vertical, [.fill(1), .length(min(9, max(0, area.height - 4)))])
+        let table = PaneLayout.table(state, in: area) ?? area
         Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3)), .init("STATUS", .length(13)), .init("RENEWS/ENDS", .length(11)),
                         .init("AUTO", .length(4)), .init("✓", .length(2))],
               rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
@@ -23,9 +23,10 @@ enum SubscriptionsView {
             let ok = row.transaction?.status.isVerified != false && row.renewal?.status.isVerified != false
             return ([row.groupIdentifier, t?.productId ?? "-", row.status?.label ?? "-", DisplayFormat.day(r?.renewalDate ?? t?.expiresDate),
                      r?.autoRenewStatus == .on ? "on" : "off", ok ? "✓" : "✗"], theme[role])
-        }.render(in: parts[0], buffer: &buffer)
-        guard rows.indices.contains(list.selected), parts[1].height > 2 else { return }
-        renewalPanel(rows[list.selected], theme, parts[1], &buffer)
+        }.render(in: table, buffer: &buffer)
+        let panel = Rect(x: area.x, y: table.bottom, width: area.width, height: area.bottom - table.bottom)
+        guard rows.indices.contains(list.selected), panel.height > 2 else { return }
+        renewalPanel(rows[list.selected], theme, panel, &buffer)
     }
 
     /// Renewal info of the selected subscription, in words.
@@ -62,11 +63,9 @@ enum NotificationsView {
         let count = state.notificationsPane.value?.count
         buffer.write(truncating: "\(count.map { "\($0) notifications · " } ?? "")\(filters.joined(separator: " · "))  (f failures, d range, :type, :txn, :since)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
-        var body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        let body = PaneLayout.table(state, in: area) ?? area
         if let test = state.testNotification {
-            let panel = Rect(x: body.x, y: body.bottom - 4, width: body.width, height: 4)
-            body.height -= 5
-            testPanel(test, state, theme, panel, &buffer)
+            testPanel(test, state, theme, Rect(x: area.x, y: area.bottom - 4, width: area.width, height: 4), &buffer)
         }
         if PaneViews.placeholder(state.notificationsPane, empty: "No notifications match. Widen the range with d or :since 30d.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
         let rows = PaneRows.notifications(state)
