@@ -55,9 +55,6 @@ public struct SigningKey: Sendable, CustomStringConvertible, CustomDebugStringCo
 
     public var description: String { "P-256 signing key (hidden)" }
     public var debugDescription: String { description }
-
-    /// PEM of the public half, safe to print or share.
-    public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
 }
 
 /// Why a `.p8` key could not be used. Messages name the file and the fix, never the key.

@@ -11,7 +11,6 @@ public struct AppStoreServerClient: Sendable {
     private let transport: any HTTPTransport
     private let clock: any RetryClock
     private let random: @Sendable () -> Double
-    private let observer: (@Sendable (ClientEvent) -> Void)?
 
     public static let userAgent = "iapdesk/0.1"
 
@@ -23,19 +22,18 @@ public struct AppStoreServerClient: Sendable {
         retryPolicy: RetryPolicy = RetryPolicy(),
         timeout: TimeInterval = 30,
         clock: any RetryClock = SystemRetryClock(),
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-        observer: (@Sendable (ClientEvent) -> Void)? = nil
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         self.init(
             signer: try RequestTokenSigner(credentials: credentials), environment: environment,
             fallbackEnvironment: fallbackEnvironment, transport: transport, retryPolicy: retryPolicy,
-            timeout: timeout, clock: clock, random: random, observer: observer)
+            timeout: timeout, clock: clock, random: random)
     }
 
     init(
         signer: RequestTokenSigner, environment: ServerEnvironment, fallbackEnvironment: ServerEnvironment?,
         transport: any HTTPTransport, retryPolicy: RetryPolicy, timeout: TimeInterval, clock: any RetryClock,
-        random: @escaping @Sendable () -> Double, observer: (@Sendable (ClientEvent) -> Void)?
+        random: @escaping @Sendable () -> Double
     ) {
         self.signer = signer
         self.environment = environment
@@ -45,7 +43,6 @@ public struct AppStoreServerClient: Sendable {
         self.timeout = timeout
         self.clock = clock
         self.random = random
-        self.observer = observer
     }
 
     /// Apple's Production with the documented Sandbox fallback, or Apple's Sandbox.
@@ -62,7 +59,7 @@ public struct AppStoreServerClient: Sendable {
     public func switching(to environment: ServerEnvironment, fallback: ServerEnvironment? = nil) -> AppStoreServerClient {
         AppStoreServerClient(
             signer: signer, environment: environment, fallbackEnvironment: fallback, transport: transport,
-            retryPolicy: retryPolicy, timeout: timeout, clock: clock, random: random, observer: observer)
+            retryPolicy: retryPolicy, timeout: timeout, clock: clock, random: random)
     }
 
     // MARK: Sending
@@ -81,7 +78,6 @@ public struct AppStoreServerClient: Sendable {
             } catch {
                 throw .cancelled
             }
-            observer?(.sending(endpoint: endpoint.name, attempt: attempt))
             let outcome = await attemptOnce(endpoint)
             switch outcome {
             case .success(let value):
@@ -90,7 +86,6 @@ public struct AppStoreServerClient: Sendable {
                 guard attempt < maxAttempts, error.isRetryable, let wait = retryDelay(for: error, afterAttempt: attempt) else {
                     throw error
                 }
-                observer?(.retrying(endpoint: endpoint.name, afterSeconds: wait, reason: error.summary))
                 do {
                     try await clock.sleep(seconds: wait)
                 } catch {
@@ -133,13 +128,10 @@ public struct AppStoreServerClient: Sendable {
         } catch is CancellationError {
             return .failure(.cancelled)
         } catch let failure as TransportFailure {
-            observer?(.finished(endpoint: endpoint.name, status: nil))
             return .failure(.transport(failure))
         } catch {
-            observer?(.finished(endpoint: endpoint.name, status: nil))
             return .failure(.transport(TransportFailure(kind: .other, detail: String(describing: error))))
         }
-        observer?(.finished(endpoint: endpoint.name, status: response.status))
         return Self.interpret(response, for: endpoint)
     }
 

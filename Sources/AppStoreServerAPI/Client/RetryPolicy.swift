@@ -45,10 +45,3 @@ public struct SystemRetryClock: RetryClock {
         try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
     }
 }
-
-/// What the client is doing, for progress displays and logs. Never carries secrets.
-public enum ClientEvent: Sendable, Equatable {
-    case sending(endpoint: String, attempt: Int)
-    case retrying(endpoint: String, afterSeconds: TimeInterval, reason: String)
-    case finished(endpoint: String, status: Int?)
-}

@@ -295,10 +295,3 @@ public final class EffectRunner: Sendable {
         return await verifier.verifyRenewalInfo(jws)
     }
 }
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
-        guard let value = self else { return nil }
-        return await transform(value)
-    }
-}

@@ -67,16 +67,8 @@ struct NotificationRoutes: Sendable {
         guard let url = store.webhook else {
             throw DemoAPIError(4_040_007, "No App Store Server Notifications URL is configured for this environment.")
         }
-        var payload = NotificationPayload()
-        payload.notificationType = .test
-        payload.notificationUUID = UUID().uuidString.lowercased()
-        payload.version = "2.0"
-        payload.signedDate = store.clock()
-        var body = NotificationData()
-        body.environment = environment
-        body.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
-        body.bundleId = DemoCatalog.bundleId
-        payload.data = body
+        var payload = NotificationPayload.demo(.test, nil, uuid: UUID().uuidString.lowercased(), signedDate: store.clock())
+        payload.data = .demoApp(environment)
         let signed = store.signed(payload)
         let token = UUID().uuidString.lowercased()
         let note = DemoNotification(
@@ -110,16 +102,8 @@ struct NotificationRoutes: Sendable {
             let subscription = data.subscriptions[transaction?.originalTransactionId ?? ""]
             return (transaction, subscription?.renewal, subscription?.status)
         }) else { return }
-        var payload = NotificationPayload()
-        payload.notificationType = type
-        payload.subtype = subtype
-        payload.notificationUUID = UUID().uuidString.lowercased()
-        payload.version = "2.0"
-        payload.signedDate = now
-        var body = NotificationData()
-        body.environment = environment
-        body.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
-        body.bundleId = DemoCatalog.bundleId
+        var payload = NotificationPayload.demo(type, subtype, uuid: UUID().uuidString.lowercased(), signedDate: now)
+        var body = NotificationData.demoApp(environment)
         body.bundleVersion = DemoCatalog.bundleVersion
         body.signedTransactionInfo = transaction.map(store.sign)
         body.signedRenewalInfo = renewal.map(store.sign)
@@ -129,12 +113,7 @@ struct NotificationRoutes: Sendable {
     }
 
     func publishSummary(_ summary: NotificationSummary, environment: AppStoreEnvironment) {
-        var payload = NotificationPayload()
-        payload.notificationType = .renewalExtension
-        payload.subtype = .summary
-        payload.notificationUUID = UUID().uuidString.lowercased()
-        payload.version = "2.0"
-        payload.signedDate = store.clock()
+        var payload = NotificationPayload.demo(.renewalExtension, .summary, uuid: UUID().uuidString.lowercased(), signedDate: store.clock())
         payload.summary = summary
         append(payload, environment: environment, customer: nil)
     }

@@ -265,16 +265,8 @@ struct DatasetBuilder {
         transaction transactionId: String?, delivery: Delivery = .delivered,
         consumptionReason: ConsumptionRequestReason? = nil
     ) {
-        var payload = NotificationPayload()
-        payload.notificationType = type
-        payload.subtype = subtype
-        payload.notificationUUID = uuid()
-        payload.version = "2.0"
-        payload.signedDate = date
-        var body = NotificationData()
-        body.environment = data.environment
-        body.appAppleId = isProduction ? DemoCatalog.appAppleId : nil
-        body.bundleId = DemoCatalog.bundleId
+        var payload = NotificationPayload.demo(type, subtype, uuid: uuid(), signedDate: date)
+        var body = NotificationData.demoApp(data.environment)
         body.bundleVersion = DemoCatalog.bundleVersion
         body.consumptionRequestReason = consumptionReason
         if let transactionId, var transaction = data.transactions[transactionId]?.payload {

@@ -94,5 +94,4 @@ public struct Style: Sendable, Hashable {
     }
 
     public var bold: Style { var s = self; s.modifiers.insert(.bold); return s }
-    public var reversed: Style { var s = self; s.modifiers.insert(.reverse); return s }
 }

@@ -57,13 +57,7 @@ struct DecodeCommand: AsyncParsableCommand {
         let loader = ConfigLoader()
         let file = try loader.loadFile(path: global.config)
         let profile = try loader.resolve(file: file, name: global.profile, flags: try global.overrides())
-        var roots: [Data] = []
-        for path in profile.rootCerts {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError("Root certificate \(path) cannot be read.", status: .configuration)
-            }
-            roots.append(data)
-        }
+        let roots = try Session.rootCertificates(profile)
         if let bundleId = profile.bundleId, let environment = profile.environment {
             return (try SignedDataVerifier(bundleId: bundleId, appAppleId: profile.appAppleId, environment: environment, additionalRoots: roots), nil)
         }

@@ -43,11 +43,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                     rows.append([
                         "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
                         "subtype": payload?.subtype?.rawValue, "verification": decoded.map { Records.verification($0.notification.status) },
-                        "sendAttempts": attempts.map { attempt -> [String: Any?] in
-                            var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
-                            object.merge(Printer.date("attemptDate", attempt.attemptDate))
-                            return object
-                        },
+                        "sendAttempts": attempts.map(Records.attempt),
                     ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
                     table.add(
                         DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
@@ -118,11 +114,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
         printer.emit([
             "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
             "verification": decoded.map { Records.verification($0.notification.status) },
-            "sendAttempts": attempts.map { attempt -> [String: Any?] in
-                var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
-                object.merge(Printer.date("attemptDate", attempt.attemptDate))
-                return object
-            },
+            "sendAttempts": attempts.map(Records.attempt),
         ])
         var table = TextTable("ATTEMPT", "RESULT", "WHAT IT MEANS")
         for attempt in attempts {

@@ -64,10 +64,3 @@ struct StatusCommand: AsyncParsableCommand {
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }
 }
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {
-        guard let value = self else { return nil }
-        return await transform(value)
-    }
-}

@@ -20,6 +20,12 @@ enum Records {
         }
     }
 
+    static func attempt(_ attempt: SendAttemptItem) -> [String: Any?] {
+        var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
+        object.merge(Printer.date("attemptDate", attempt.attemptDate))
+        return object
+    }
+
     static func transaction(_ verified: VerifiedPayload<TransactionPayload>) -> [String: Any?] {
         var object: [String: Any?] = ["verification": verification(verified.status)]
         guard let t = verified.payload else { return object }

@@ -73,7 +73,7 @@ struct CLIError: Error, CustomStringConvertible {
     }
 
     init(_ error: ConfigurationError) {
-        self.init(error.description, status: error == .readOnly(profile: "") ? .refused : Self.configurationStatus(error))
+        self.init(error.description, status: Self.configurationStatus(error))
     }
 
     private static func configurationStatus(_ error: ConfigurationError) -> ExitStatus {

@@ -39,13 +39,7 @@ final class Session: Sendable {
         } else {
             client = try AppStoreServerClient.apple(credentials: credentials, environment: environment)
         }
-        var roots: [Data] = []
-        for path in profile.rootCerts {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw CLIError("Root certificate \(path) cannot be read.", status: .configuration)
-            }
-            roots.append(data)
-        }
+        let roots = try rootCertificates(profile)
         var verifier: SignedDataVerifier?
         var problem: String?
         do {
@@ -55,6 +49,16 @@ final class Session: Sendable {
             problem = error.description
         }
         return Session(profile: profile, client: client, verifier: verifier, verifierProblem: problem, demo: nil)
+    }
+
+    /// The profile's extra trusted roots (DER files).
+    static func rootCertificates(_ profile: Profile) throws -> [Data] {
+        try profile.rootCerts.map { path in
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CLIError("Root certificate \(path) cannot be read.", status: .configuration)
+            }
+            return data
+        }
     }
 
     static func openDemo(environment: String?) async throws -> Session {
