@@ -74,7 +74,7 @@ import Testing
         var input = TextInputState(maxLength: 12)
         for character in "MK5" { _ = input.handle(.character(character)) }
         _ = input.handle(.paste("TTT\nVWJH\u{7}xyz"))
-        #expect(input.text == "MK5TTT VWJH ")
+        #expect(input.text == "MK5TTT VWJHx")
         _ = input.handle(.control("u"))
         #expect(input.text.isEmpty)
         _ = input.handle(.paste(String(repeating: "9", count: 5000)))

@@ -69,7 +69,7 @@ enum ExtendReducer {
         state.extendForm = ExtendForm(
             originalTransactionId: row.originalTransactionId, productId: row.transaction?.payload?.productId ?? "-",
             currentRenewal: row.renewal?.payload?.renewalDate ?? row.transaction?.payload?.expiresDate,
-            days: TextInputState(text: "7", maxLength: 2), extensionsLastYear: count,
+            days: TextInputState(text: "7", maxLength: 2, selected: true), extensionsLastYear: count,
             requestIdentifier: UUID().uuidString.lowercased())
         if count >= 2 {
             state.extendForm?.error = "Apple allows two extensions per customer in 365 days; this one would be refused."
@@ -133,11 +133,12 @@ enum ExtendReducer {
             }
             form.error = nil
             form.confirming = true
-        case .character(let c) where c.isNumber:
+        case .character(let c) where c.isASCII && c.isNumber:
             _ = form.days.handle(key)
             form.error = form.dayCount == nil ? "Days must be a number from 1 to 90." : nil
-        case .backspace, .delete:
+        case .backspace, .delete, .paste:
             _ = form.days.handle(key)
+            form.error = form.dayCount == nil && !form.days.text.isEmpty ? "Days must be a number from 1 to 90." : nil
         default: break
         }
         return []

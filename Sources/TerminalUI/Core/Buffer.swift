@@ -64,19 +64,20 @@ public struct Buffer: Sendable, Equatable {
         guard y >= area.y, y < area.bottom else { return x }
         let limit = min(area.right, maxWidth.map { x + max(0, $0) } ?? area.right)
         var cx = x
-        for character in TextWidth.sanitize(text) {
-            let width = TextWidth.of(character)
+        // One cell per scalar of non-zero width; zero-width scalars (combining marks) join the cell
+        // before, so a cluster takes exactly the cells `TextWidth.of` counts for it.
+        for scalar in TextWidth.sanitize(text).unicodeScalars {
+            let width = TextWidth.of(scalar)
             if width == 0 {
-                // A combining mark joins the previous cell.
-                if cx > x, let i = index(cx - 1, y), !cells[i].isContinuation { cells[i].symbol.append(character) }
+                if cx > x, let i = index(cx - 1, y), !cells[i].isContinuation { cells[i].symbol.unicodeScalars.append(scalar) }
                 continue
             }
             guard cx + width <= limit else { break }
             if cx >= area.x {
                 // Writing over half of a wide character blanks its other half.
                 if let i = index(cx, y), cells[i].isContinuation, let left = index(cx - 1, y) { cells[left] = Cell(" ", style: cells[left].style) }
-                if let i = index(cx + width - 1 + 1, y), width == 1, cells[i].isContinuation { cells[i] = Cell(" ", style: cells[i].style) }
-                self[cx, y] = Cell(String(character), style: style)
+                if let i = index(cx + width, y), cells[i].isContinuation { cells[i] = Cell(" ", style: cells[i].style) }
+                self[cx, y] = Cell(String(scalar), style: style)
                 if width == 2 { self[cx + 1, y] = Cell("", style: style) }
             }
             cx += width

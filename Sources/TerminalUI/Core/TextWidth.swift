@@ -17,22 +17,31 @@ public enum TextWidth {
         }
     }
 
+    /// Cells one scalar takes once drawn: what `sanitize` drops takes none, a control character
+    /// (drawn as a space) one, anything else what glibc's `wcwidth` says (zero for combining marks).
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
-        if value < 0x7F { return value >= 0x20 ? 1 : 0 }
+        if value < 0x7F { return 1 }
+        if value < 0xA0 { return 1 }
+        if isDropped(scalar) { return 0 }
         prepareLocale()
         let width = Int(iapdesk_wcwidth(value))
         return width < 0 ? 0 : width
     }
 
-    /// Width of a grapheme cluster: its first scalar's width, combining marks add nothing.
+    /// Width of a grapheme cluster: the sum of its scalars, because the buffer gives every scalar of
+    /// non-zero width a cell of its own (a flag's two halves, a jamo syllable's lead) and joins the
+    /// zero-width ones to the cell before, as ncurses and the terminal do.
     public static func of(_ character: Character) -> Int {
-        guard let first = character.unicodeScalars.first else { return 0 }
-        return of(first)
+        var total = 0
+        for scalar in character.unicodeScalars { total += of(scalar) }
+        return total
     }
 
     public static func of(_ text: some StringProtocol) -> Int {
-        text.reduce(0) { $0 + of($1) }
+        var total = 0
+        for scalar in text.unicodeScalars { total += of(scalar) }
+        return total
     }
 
     /// The longest prefix of `text` that fits in `width` cells, with "…" when cut.
@@ -51,17 +60,25 @@ public enum TextWidth {
         return ellipsis ? result + "…" : result
     }
 
-    /// Text made safe to draw: control characters become spaces, emoji presentation selectors go.
+    /// Text made safe to draw: control characters become spaces, emoji presentation selectors,
+    /// joiners and skin-tone modifiers go (terminals disagree on their widths).
     public static func sanitize(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) || isDropped($0) }) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x09, 0x0A, 0x0D: out.append(" ")
-            case 0..<0x20, 0x7F..<0xA0: out.append(" ")
-            case 0xFE0F, 0x200D, 0x1F3FB...0x1F3FF: continue
-            default: out.append(scalar)
+            if scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) {
+                out.append(" ")
+            } else if !isDropped(scalar) {
+                out.append(scalar)
             }
         }
         return String(out)
+    }
+
+    static func isDropped(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0xFE0F, 0x200D, 0x1F3FB...0x1F3FF: return true
+        default: return false
+        }
     }
 }

@@ -7,55 +7,130 @@ public enum RawKey: Sendable, Equatable {
 
 /// Turns raw input into keys: bracketed pastes (ESC [200~ ... ESC [201~) become one `.paste`,
 /// control characters become named keys, ESC is Escape unless it starts a CSI/SS3 sequence.
-public enum KeyDecoder {
+///
+/// A long paste arrives over many reads; the decoder keeps an open paste (and a paste marker cut
+/// in two) between calls of `feed`, so none of its text is taken for typed keys.
+public struct KeyDecoder: Sendable {
     static let pasteStart: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "0", "~"]
     static let pasteEnd: [Unicode.Scalar] = ["\u{1B}", "[", "2", "0", "1", "~"]
 
-    public static func decode(_ raw: [RawKey]) -> [Key] {
+    /// Text of a paste whose end marker has not arrived yet.
+    private var openPaste: String.UnicodeScalarView?
+    /// The start of a marker cut off at the end of the last read.
+    private var carried: [RawKey] = []
+
+    public init() {}
+
+    /// True while a paste has started and not ended: more input is expected soon.
+    public var isInsidePaste: Bool { openPaste != nil || !carried.isEmpty }
+
+    /// Decodes every complete key in `raw`, keeping an unfinished paste for the next call.
+    public mutating func feed(_ raw: [RawKey]) -> [Key] {
+        var input = carried + raw
+        carried = []
         var keys: [Key] = []
         var index = 0
-        func scalars(at start: Int, count: Int) -> [Unicode.Scalar]? {
-            guard start + count <= raw.count else { return nil }
-            var out: [Unicode.Scalar] = []
-            for item in raw[start..<start + count] {
-                guard case .scalar(let s) = item else { return nil }
-                out.append(s)
-            }
-            return out
+        if openPaste != nil {
+            index = continuePaste(&input, from: 0, into: &keys)
         }
-        while index < raw.count {
-            if scalars(at: index, count: 6) == pasteStart {
-                var text = String.UnicodeScalarView()
-                var cursor = index + 6
-                while cursor < raw.count, scalars(at: cursor, count: 6) != pasteEnd {
-                    if case .scalar(let s) = raw[cursor] { text.append(s) }
-                    if case .key(.enter) = raw[cursor] { text.append("\n") }
-                    cursor += 1
-                }
-                keys.append(.paste(String(text)))
-                index = min(raw.count, cursor + 6)
+        while index < input.count {
+            if Self.matches(Self.pasteStart, in: input, at: index) {
+                openPaste = String.UnicodeScalarView()
+                index = continuePaste(&input, from: index + Self.pasteStart.count, into: &keys)
                 continue
             }
-            switch raw[index] {
+            if Self.isCutMarker(input, from: index) {
+                carried = Array(input[index...])
+                break
+            }
+            switch input[index] {
             case .key(let key): keys.append(key)
             case .scalar(let scalar):
                 if scalar == "\u{1B}" {
                     // ESC followed by more characters in the same read is an unrecognised sequence or Alt-key.
-                    if case .scalar(let next)? = raw.dropFirst(index + 1).first, next == "[" || next == "O" {
+                    if index + 1 < input.count, case .scalar(let next) = input[index + 1], next == "[" || next == "O" {
                         var cursor = index + 2
-                        while cursor < raw.count, case .scalar(let s) = raw[cursor], !(s.value >= 0x40 && s.value <= 0x7E) { cursor += 1 }
+                        while cursor < input.count, case .scalar(let s) = input[cursor], !(s.value >= 0x40 && s.value <= 0x7E) { cursor += 1 }
                         index = cursor + 1
                         continue
                     }
                     // Anything else after ESC is a separate key pressed right after Escape.
                     keys.append(.escape)
                 } else {
-                    keys.append(named(scalar))
+                    keys.append(Self.named(scalar))
                 }
             }
             index += 1
         }
         return keys
+    }
+
+    /// Ends an open paste with what has arrived (the terminal never sent the end marker).
+    public mutating func flush() -> [Key] {
+        var keys: [Key] = []
+        if let text = openPaste {
+            keys.append(.paste(String(text)))
+            openPaste = nil
+        }
+        if !carried.isEmpty {
+            let rest = carried
+            carried = []
+            keys += rest.compactMap { item -> Key? in
+                switch item {
+                case .key(let key): return key
+                case .scalar(let scalar): return scalar == "\u{1B}" ? .escape : Self.named(scalar)
+                }
+            }
+        }
+        return keys
+    }
+
+    /// Decodes one complete read (a paste left open is ended with what arrived).
+    public static func decode(_ raw: [RawKey]) -> [Key] {
+        var decoder = KeyDecoder()
+        return decoder.feed(raw) + decoder.flush()
+    }
+
+    /// Adds paste text from `start` until the end marker (emitting the paste) or the end of input.
+    private mutating func continuePaste(_ input: inout [RawKey], from start: Int, into keys: inout [Key]) -> Int {
+        var cursor = start
+        while cursor < input.count {
+            if Self.matches(Self.pasteEnd, in: input, at: cursor) {
+                keys.append(.paste(String(openPaste ?? String.UnicodeScalarView())))
+                openPaste = nil
+                return cursor + Self.pasteEnd.count
+            }
+            if Self.isCutMarker(input, from: cursor, marker: Self.pasteEnd) {
+                carried = Array(input[cursor...])
+                return input.count
+            }
+            switch input[cursor] {
+            case .scalar(let s): openPaste?.append(s)
+            case .key(.enter): openPaste?.append("\n")
+            case .key(.tab): openPaste?.append("\t")
+            default: break
+            }
+            cursor += 1
+        }
+        return cursor
+    }
+
+    static func matches(_ marker: [Unicode.Scalar], in input: [RawKey], at start: Int) -> Bool {
+        guard start + marker.count <= input.count else { return false }
+        for (offset, expected) in marker.enumerated() {
+            guard case .scalar(let s) = input[start + offset], s == expected else { return false }
+        }
+        return true
+    }
+
+    /// The rest of the input is a proper prefix of a marker longer than a lone ESC (which is a key).
+    static func isCutMarker(_ input: [RawKey], from start: Int, marker: [Unicode.Scalar] = pasteStart) -> Bool {
+        let count = input.count - start
+        guard count >= 2, count < marker.count else { return false }
+        for offset in 0..<count {
+            guard case .scalar(let s) = input[start + offset], s == marker[offset] else { return false }
+        }
+        return true
     }
 
     static func named(_ scalar: Unicode.Scalar) -> Key {

@@ -79,11 +79,20 @@ final class ConsoleLoop {
         terminal.draw { area, buffer in ConsoleView.render(state, theme: shown, area: area, buffer: &buffer) }
         if exitAfterFirstFrame { return }
 
+        var decoder = KeyDecoder()
+        var quietPolls = 0
         while !state.shouldQuit && TerminalSignals.stopRequested == 0 {
             var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: inbox.readFD, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&fds, 2, 1000)
+            // Inside a paste the rest follows at once; a paste whose end never comes is ended after 0.5 s.
+            let ready = poll(&fds, 2, decoder.isInsidePaste ? 50 : 1000)
             var dirty = false
-            let keys = KeyDecoder.decode(backend.readKeys())
+            let raw = backend.readKeys()
+            quietPolls = raw.isEmpty && decoder.isInsidePaste && ready == 0 ? quietPolls + 1 : 0
+            var keys = decoder.feed(raw)
+            if quietPolls >= 10 {
+                keys += decoder.flush()
+                quietPolls = 0
+            }
             for key in keys {
                 if key == .resize {
                     terminal.invalidate()
