@@ -71,9 +71,11 @@ import Testing
     @Test func exitCodesAreStable() throws {
         #expect(try run(["lookup", "ZZZZZZZZZZ", "--demo"]).status == 2)
         let malformed = try run(["transaction", "12ab", "--demo"])
-        #expect(malformed.status == 4)
-        #expect(malformed.stderr.contains("InvalidTransactionIdError (4000006)"))
-        #expect(malformed.stderr.contains("hint:"))
+        // Refused here, naming the rule, before anything reaches the server.
+        #expect(malformed.status == 64)
+        #expect(malformed.stderr.contains("a transaction ID digits only"))
+        #expect(try run(["lookup", String(repeating: "A", count: 40), "--demo"]).status == 64)
+        #expect(try run(["lookup", "MK5TTTVWJH", "--demo", "--environment", "Sandbox"]).status == 64)
         #expect(try run(["transaction", "2000000499999999", "--demo"]).status == 2)
         #expect(try run(["history", "1", "--limit", "0", "--demo"]).status == 64)
         let unconfigured = try run(["lookup", "MK5TTTVWJH"])

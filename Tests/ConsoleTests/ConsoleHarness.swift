@@ -13,6 +13,7 @@ final class ConsoleHarness: @unchecked Sendable {
     let runner: EffectRunner
     private let box: ActionBox
     let theme: Theme
+    let writes: WriteContext
 
     static func start(readOnly: Bool = false, ledgerPath: String? = nil) async throws -> ConsoleHarness {
         var configuration = DemoServer.Configuration()
@@ -26,11 +27,16 @@ final class ConsoleHarness: @unchecked Sendable {
         self.server = server
         let box = ActionBox()
         self.box = box
-        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier())
-        let ledger = try ledgerPath.map { try AuditLedger(path: $0) }
+        let ledger = try AuditLedger(path: ledgerPath ?? NSTemporaryDirectory() + "iapdesk-harness-\(UUID().uuidString).jsonl")
+        let writes = WriteContext(
+            ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test")
+        self.writes = writes
+        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes)
         runner = EffectRunner(
-            services: services, profileName: "demo", ledger: ledger,
-            makeServices: { env in ConsoleServices(client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env)) },
+            services: services,
+            makeServices: { env in
+                ConsoleServices(client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes)
+            },
             post: { box.append($0) })
         state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
         theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
@@ -42,6 +48,11 @@ final class ConsoleHarness: @unchecked Sendable {
     }
 
     var effects: [ConsoleEffect] = []
+
+    /// Runs the reducer on an action as if it had arrived from the runner.
+    func receive(_ action: ConsoleAction) {
+        apply(ConsoleReducer.reduce(&state, action))
+    }
 
     func send(_ key: Key) {
         apply(ConsoleReducer.reduce(&state, .key(key)))

@@ -40,7 +40,7 @@ import Testing
         t.originalTransactionId = "2000000400000044"
         let verified = VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
         let next = ConsoleReducer.reduce(&state, .order(request: request, .success(OrderResult(orderId: order, status: .valid, transactions: [verified]))))
-        #expect(next == [ConsoleEffect.loadCustomer(request: request + 1, anchorId: "2000000400000044", includeTransaction: false)])
+        #expect(next == [ConsoleEffect.loadCustomer(request: request + 1, anchorId: "2000000400000044", includeTransaction: false, environment: .production)])
         #expect(state.customer?.anchorId == "2000000400000044")
         #expect(state.customer?.subscriptions.isLoading == true)
     }
@@ -49,7 +49,7 @@ import Testing
         var state = fresh()
         _ = type(&state, "not an id!")
         #expect(send(&state, [.enter]).isEmpty)
-        #expect(state.lastError?.summary.contains("neither an order ID") == true)
+        #expect(state.lastError?.summary.contains("characters no ID has") == true)
         #expect(state.lookupInput.text == "not an id!")
         _ = send(&state, [.paste(String(repeating: "x", count: 10_000))])
         #expect(state.lookupInput.text.count == 64)
@@ -124,7 +124,7 @@ import Testing
 
     func stateWithSubscription(readOnly: Bool = false) -> ConsoleState {
         var state = fresh(readOnly: readOnly)
-        var customer = CustomerState(query: "1")
+        var customer = CustomerState(query: "2000000400000044", lookup: 0)
         customer.anchorId = "2000000400000044"
         var t = TransactionPayload()
         t.productId = "pro.monthly"
@@ -149,13 +149,24 @@ import Testing
         #expect(state.extendForm?.confirming == false)
         _ = send(&state, [.backspace, .backspace, .character("1"), .character("4"), .right, .right])
         #expect(state.extendForm?.reason == .serviceIssueOrOutage)
-        _ = send(&state, [.enter])
+        #expect(send(&state, [.enter]) == [.prepareExtension])
+        // The identifier comes from outside the reducer; the confirmation opens with it.
+        _ = ConsoleReducer.reduce(&state, .extensionPrepared(requestIdentifier: "5c1b6f0e-2d4a-4e8b-9f3c-7a6d5e4c3b2a"))
         #expect(state.extendForm?.confirming == true)
-        let identifier = state.extendForm!.requestIdentifier
         let effects = send(&state, [.enter])
-        #expect(effects == [.extend(request: 1, originalTransactionId: "2000000400000044",
-                                    body: ExtendRenewalDateRequest(extendByDays: 14, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: identifier))])
+        guard case .extend(let request, let target)? = effects.first else { Issue.record("expected the extension, got \(effects)"); return }
+        #expect(target == ExtendTarget(
+            originalTransactionId: "2000000400000044",
+            body: ExtendRenewalDateRequest(extendByDays: 14, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "5c1b6f0e-2d4a-4e8b-9f3c-7a6d5e4c3b2a"),
+            environment: nil, subject: "original transaction 2000000400000044"))
+        #expect(state.customer?.requests.contains(request) == true)
         #expect(state.overlay == nil)
+    }
+
+    @Test func typingDaysReplacesTheDefault() {
+        var state = stateWithSubscription()
+        _ = send(&state, [.character("e"), .character("1"), .character("4")])
+        #expect(state.extendForm?.dayCount == 14, "14 typed over the default 7 is 14, not 71")
     }
 
     @Test func readOnlyProfilesCannotExtendAndThirdExtensionIsRefused() {
@@ -165,25 +176,21 @@ import Testing
         #expect(readOnly.toasts.last?.text.contains("Read-only") == true)
 
         var twice = stateWithSubscription()
-        var note = NotificationPayload()
-        note.notificationType = .renewalExtended
-        note.signedDate = Date().addingTimeInterval(-86_400)
-        let decoded = DecodedNotification(
-            notification: VerifiedPayload(payload: note, rawPayload: nil, header: nil, status: .verified, chainSubjects: []),
-            transaction: nil, renewalInfo: nil, appTransaction: nil)
-        twice.customer?.notifications = .loaded(Array(repeating: NotificationRow(decoded: decoded, signedPayload: "", attempts: []), count: 2))
-        _ = send(&twice, [.character("e")])
-        #expect(twice.extendForm?.extensionsLastYear == 2)
+        let effects = send(&twice, [.character("e")])
+        guard case .countExtensions(let request, let id, _)? = effects.first else { Issue.record("expected a count, got \(effects)"); return }
+        #expect(id == "2000000400000044")
+        _ = ConsoleReducer.reduce(&twice, .extensionsCounted(request: request, .success(ExtensionCount(notified: [Date(), Date()], fromLedger: [], windowDays: 180))))
+        #expect(twice.extendForm?.earlier.value?.summary == "2 found in the last 180 days; older ones by other tools unknown")
         _ = send(&twice, [.enter])
         #expect(twice.extendForm?.confirming == false)
-        #expect(twice.extendForm?.error?.contains("two extensions") == true)
+        #expect(twice.extendForm?.error?.contains("Apple allows two") == true)
     }
 
     @Test func escapeCancelsRequestsInFlight() {
         var state = fresh()
         _ = type(&state, "2000000400000044")
         let effects = send(&state, [.enter])
-        guard case .loadCustomer(let request, _, _)? = effects.first else { Issue.record("expected a customer load"); return }
+        guard case .loadCustomer(let request, _, _, _)? = effects.first else { Issue.record("expected a customer load"); return }
         let cancel = send(&state, [.escape])
         #expect(cancel == [.cancel(request: request)])
         #expect(state.inFlight.isEmpty)

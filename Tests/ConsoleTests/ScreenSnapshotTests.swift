@@ -62,14 +62,16 @@ import Testing
         harness.send(.character("4"))
         check(harness, "subscriptions-MK5TTTVWJH")
         harness.send(.character("e"))
-        // A fixed identifier keeps the confirmation screen comparable between runs.
-        harness.state.extendForm?.requestIdentifier = "9a1f0c7e-5b2d-4c3e-8f10-2a4b6c8d0e1f"
+        try await harness.settle()
         check(harness, "extend-form")
         harness.send(.enter)
+        try await harness.settle()
+        // A fixed identifier keeps the confirmation screen comparable between runs.
+        harness.state.extendForm?.requestIdentifier = "9a1f0c7e-5b2d-4c3e-8f10-2a4b6c8d0e1f"
         check(harness, "extend-confirm")
         harness.send(.enter)
         try await harness.settle()
-        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: renews") })
+        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: original transaction") })
         try await lookUp(harness, "RWPVUMZJWB")
         harness.send(.character("4"))
         let grace = harness.screen(width: 120, height: 36)

@@ -34,6 +34,19 @@ public struct SignedDataVerifier: Sendable {
         self.chains = ChainValidator(roots: roots, caches: cachesChains)
     }
 
+    private init(copying other: SignedDataVerifier, environment: AppStoreEnvironment) {
+        self.bundleId = other.bundleId
+        self.appAppleId = other.appAppleId
+        self.environment = environment
+        self.chains = other.chains
+    }
+
+    /// The same trust and app, expecting data from `environment`: an answer is checked against the
+    /// environment that gave it (a Sandbox record found by the Production fallback is Sandbox data).
+    public func expecting(_ environment: AppStoreEnvironment) -> SignedDataVerifier {
+        environment == self.environment ? self : SignedDataVerifier(copying: self, environment: environment)
+    }
+
     public func verifyTransaction(_ jws: String) async -> VerifiedPayload<TransactionPayload> {
         await verify(jws, as: TransactionPayload.self, signedAt: \.signedDate) { payload throws(VerificationFailure) in
             try checkBundle(payload.bundleId)

@@ -2,16 +2,29 @@ import AppStoreServerAPI
 import Foundation
 import Synchronization
 
-/// The client and verifier for an environment (the demo's or the profile's).
+/// The client and verifier for an environment (the demo's or the profile's), and where writes are recorded.
 public struct ConsoleServices: Sendable {
     public var client: AppStoreServerClient
     public var verifier: SignedDataVerifier?
     public var verifierProblem: String?
+    /// Nil when the audit ledger cannot be opened: then nothing is written to Apple.
+    public var writes: WriteContext?
 
-    public init(client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil) {
+    public init(client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil, writes: WriteContext? = nil) {
         self.client = client
         self.verifier = verifier
         self.verifierProblem = verifierProblem
+        self.writes = writes
+    }
+
+    /// The same services sending to, and expecting data from, `environment` (the environment a
+    /// customer was found in); unchanged for nil or when this client cannot reach it.
+    public func scoped(to environment: AppStoreEnvironment?) -> ConsoleServices {
+        guard let environment, let scopedClient = client.client(for: environment) else { return self }
+        var scoped = self
+        scoped.client = scopedClient
+        scoped.verifier = verifier?.expecting(environment)
+        return scoped
     }
 }
 
@@ -21,17 +34,13 @@ public final class EffectRunner: Sendable {
     private let makeServices: @Sendable (AppStoreEnvironment) throws -> ConsoleServices
     private let post: @Sendable (ConsoleAction) -> Void
     private let tasks = Mutex<[Int: Task<Void, Never>]>([:])
-    private let ledger: AuditLedger?
-    private let profileName: String
 
     public init(
-        services: ConsoleServices, profileName: String, ledger: AuditLedger?,
+        services: ConsoleServices,
         makeServices: @escaping @Sendable (AppStoreEnvironment) throws -> ConsoleServices,
         post: @escaping @Sendable (ConsoleAction) -> Void
     ) {
         self.services = Mutex(services)
-        self.profileName = profileName
-        self.ledger = ledger
         self.makeServices = makeServices
         self.post = post
     }
@@ -51,39 +60,56 @@ public final class EffectRunner: Sendable {
                     post(.order(request: request, .failure(DisplayError(error))))
                 }
             }
-        case .loadCustomer(let request, let anchor, let includeTransaction):
+        case .loadCustomer(let request, let anchor, let includeTransaction, let environment):
             spawn(request) { services, post in
-                await Self.loadCustomer(request: request, anchor: anchor, includeTransaction: includeTransaction, services: services, post: post)
+                await Self.loadCustomer(
+                    request: request, anchor: anchor, includeTransaction: includeTransaction, services: services.scoped(to: environment), post: post)
             }
-        case .loadHistory(let request, let anchor, let query):
+        case .loadHistory(let request, let anchor, let query, let environment):
             spawn(request) { services, post in
-                post(.paneHistory(request: request, await Self.history(anchor, query, services)))
+                post(.paneHistory(request: request, await Self.history(anchor, query, services.scoped(to: environment))))
             }
         case .loadNotifications(let request, let spec):
             spawn(request) { services, post in
                 post(.paneNotifications(request: request, await Self.notifications(spec, services)))
             }
-        case .extend(let request, let originalTransactionId, let body):
-            spawn(request) { [ledger, profileName] services, post in
-                let bodyText = (try? AppStoreJSON.encoder().encode(body)).map { String(decoding: $0, as: UTF8.self) }
-                let entry = AuditLedger.Entry(
-                    time: Date(), event: "intent", requestIdentifier: body.requestIdentifier ?? "", method: "PUT",
-                    path: "/inApps/v1/subscriptions/extend/\(originalTransactionId)", body: bodyText, profile: profileName,
-                    environment: services.client.environment.environment.rawValue, outcome: nil)
-                do {
-                    try ledger?.recordIntent(entry)
-                } catch {
-                    post(.extended(request: request, .failure(DisplayError(summary: "Not sent: the audit ledger could not be written (\(error)).", hint: "Check the state directory is writable."))))
+        case .extend(let request, let target):
+            spawn(request) { services, post in
+                let scoped = services.scoped(to: target.environment)
+                guard let writes = scoped.writes else {
+                    post(.extended(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
                     return
                 }
-                do {
-                    let response = try await services.client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: body)
-                    try? ledger?.recordOutcome(entry, outcome: "success: effectiveDate \(response.effectiveDate.map(DisplayFormat.iso) ?? "-")")
-                    post(.extended(request: request, .success(response)))
-                } catch {
-                    try? ledger?.recordOutcome(entry, outcome: "error: \(DisplayError(error).summary)")
-                    post(.extended(request: request, .failure(DisplayError(error))))
-                }
+                let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: target.originalTransactionId, request: target.body)
+                let result = await LedgeredWriter.send(
+                    endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
+                    resend: target.isResend, client: scoped.client, context: writes,
+                    describe: { response in response.effectiveDate.map { "renews \(DisplayFormat.iso($0))" } })
+                post(.extended(request: request, result))
+            }
+        case .countExtensions(let request, let originalTransactionId, let environment):
+            spawn(request) { services, post in
+                post(.extensionsCounted(request: request, await Self.countExtensions(originalTransactionId, services.scoped(to: environment))))
+            }
+        case .prepareExtension:
+            post(.extensionPrepared(requestIdentifier: UUID().uuidString.lowercased()))
+        case .resolveWrite(let write, let note):
+            guard let writes = current.writes else {
+                post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "The audit ledger cannot be opened; nothing was recorded."))))
+                return
+            }
+            var line = write.record.lines.last ?? write.record.intent
+            line.time = Date()
+            line.event = .resolved
+            line.outcome = nil
+            line.detail = note
+            line.source = .console
+            line.agent = writes.agent
+            do {
+                try writes.ledger.append(line)
+                post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .success(())))
+            } catch {
+                post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "Not recorded: \(error)"))))
             }
         case .requestTestNotification(let request):
             // The request stays in flight while its status is polled, so it does not finish here.
@@ -154,21 +180,20 @@ public final class EffectRunner: Sendable {
     static func loadCustomer(
         request: Int, anchor: String, includeTransaction: Bool, services: ConsoleServices, post: @escaping @Sendable (ConsoleAction) -> Void
     ) async {
-        // Find the environment first (Production, then Sandbox on 4040010), then fetch the rest there.
+        // Find the environment first (Production, then Sandbox on 4040010), then fetch the rest there,
+        // and check every answer against the environment that gave it.
         var located = services
         if includeTransaction {
             do {
                 let found = try await services.client.withEnvironmentFallback { client throws(APIError) in
                     try await client.getTransactionInfo(transactionId: anchor)
                 }
-                let transaction = await verifyTransaction(found.value.signedTransactionInfo ?? "", services)
+                located = services.scoped(to: found.environment)
+                let transaction = await verifyTransaction(found.value.signedTransactionInfo ?? "", located)
                 post(.transaction(request: request, .success(Located(value: transaction, environment: found.environment, usedFallback: found.usedFallback))))
-                if found.usedFallback, let fallback = services.client.fallbackEnvironment {
-                    located.client = services.client.switching(to: fallback)
-                }
             } catch {
                 post(.transaction(request: request, .failure(DisplayError(error))))
-                if error.isTransactionNotFound || error.summary.contains("4000006") {
+                if error.isTransactionNotFound || error.isInvalidTransactionId {
                     // Nothing else can be found for an ID Apple does not know.
                     let failure = DisplayError(error)
                     post(.subscriptions(request: request, .failure(failure)))
@@ -281,6 +306,47 @@ public final class EffectRunner: Sendable {
         }
     }
 
+    /// Earlier extensions of one subscription: RENEWAL_EXTENDED notifications for it over the longest
+    /// window Apple keeps, plus extensions this ledger saw applied before that window (within 365 days).
+    static func countExtensions(_ originalTransactionId: String, _ services: ConsoleServices) async -> Result<ExtensionCount, DisplayError> {
+        let now = Date()
+        let environment = services.client.environment.environment
+        let windowDays = environment == .production ? 180 : 30
+        let windowStart = now.addingTimeInterval(-Double(windowDays) * 86_400 + 3600)
+        var request = NotificationHistoryRequest(startDate: windowStart, endDate: now)
+        request.transactionId = originalTransactionId
+        var notified: [Date] = []
+        do {
+            for try await page in services.client.notificationHistoryPages(request: request) {
+                for item in page.notificationHistory ?? [] {
+                    let notification = SignedDataInspector.decodeUnverified(item.signedPayload ?? "", as: NotificationPayload.self, reason: "counted only")
+                    guard let payload = notification.payload, payload.notificationType == .renewalExtended else { continue }
+                    let transaction = payload.data?.signedTransactionInfo.map {
+                        SignedDataInspector.decodeUnverified($0, as: TransactionPayload.self, reason: "counted only").payload
+                    }
+                    guard transaction??.originalTransactionId == originalTransactionId else { continue }
+                    notified.append(payload.signedDate ?? now)
+                }
+            }
+        } catch let error as APIError {
+            return .failure(DisplayError(error))
+        } catch {
+            return .failure(DisplayError(summary: "\(error)"))
+        }
+        var older: [Date] = []
+        if let writes = services.writes {
+            let account = writes.account(for: services.client)
+            let path = Endpoints.extendSubscriptionRenewalDate(
+                originalTransactionId: originalTransactionId, request: ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .undeclared, requestIdentifier: "-")).path
+            let yearAgo = now.addingTimeInterval(-365 * 86_400)
+            for record in writes.ledger.writes() where record.account == account && record.intent.path == path {
+                guard let outcome = record.lastOutcome, outcome.outcome == .applied, outcome.time > yearAgo, outcome.time < windowStart else { continue }
+                older.append(outcome.time)
+            }
+        }
+        return .success(ExtensionCount(notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays))
+    }
+
     static func verifyTransaction(_ jws: String, _ services: ConsoleServices) async -> VerifiedTransaction {
         guard let verifier = services.verifier else {
             return SignedDataInspector.decodeUnverified(jws, as: TransactionPayload.self, reason: services.verifierProblem ?? "no verifier")
@@ -293,5 +359,13 @@ public final class EffectRunner: Sendable {
             return SignedDataInspector.decodeUnverified(jws, as: RenewalInfoPayload.self, reason: services.verifierProblem ?? "no verifier")
         }
         return await verifier.verifyRenewalInfo(jws)
+    }
+}
+
+extension APIError {
+    /// Apple's answer to an ID that cannot be a transaction ID at all.
+    fileprivate var isInvalidTransactionId: Bool {
+        if case .server(let failure) = self { return failure.code == .invalidTransactionId }
+        return false
     }
 }

@@ -15,6 +15,17 @@ public enum DisplayFormat {
         return String(format: "%04d-%02d-%02d", parts.year, parts.month, parts.day)
     }
 
+    /// `Monday 7 December 2026` (UTC), for confirmations read back to a customer.
+    public static func longDay(_ date: Date?) -> String {
+        guard let date, let parts = utcParts(date) else { return "an unknown date" }
+        let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var fields = tm()
+        _ = gmtime_r(&seconds, &fields)
+        return "\(weekdays[Int(fields.tm_wday) % 7]) \(parts.day) \(months[parts.month - 1]) \(parts.year)"
+    }
+
     /// Calendar fields in UTC through gmtime_r: cheap enough to call for every visible row of every frame.
     static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))

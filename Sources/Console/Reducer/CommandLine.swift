@@ -53,12 +53,15 @@ enum CommandLine {
         case "help":
             state.overlay = .help
             return []
+        case "writes", "pending":
+            UnresolvedWritesReducer.reopen(&state)
+            return []
         case "since", "type", "subtype", "txn", "failures", "all":
             return notificationFilter(&state, verb, argument)
         case "product", "kind", "sort", "revoked", "clear", "from", "to", "ownership", "group":
             return historyFilter(&state, verb, argument)
         default:
-            ConsoleReducer.fail(&state, DisplayError(summary: "Unknown command :\(verb).", hint: "Try :order, :tx, :env, :theme, :since, :type, :quit, or press ? for help."))
+            ConsoleReducer.fail(&state, DisplayError(summary: "Unknown command :\(verb).", hint: "Try :order, :tx, :env, :theme, :since, :type, :writes, :quit, or press ? for help."))
             return []
         }
     }

@@ -68,6 +68,8 @@ public enum ConsoleReducer {
                 return []
             case .extend:
                 return ExtendReducer.handleKey(&state, key)
+            case .unresolvedWrite:
+                return UnresolvedWritesReducer.handleKey(&state, key)
             }
         }
         switch state.focus {
@@ -224,8 +226,8 @@ public enum ConsoleReducer {
         return request
     }
 
-    static func toast(_ state: inout ConsoleState, _ text: String, isError: Bool = false) {
-        state.toasts.append(ToastMessage(text: text, isError: isError, expiresAtTick: state.tick + (isError ? 40 : 25)))
+    static func toast(_ state: inout ConsoleState, _ text: String, isError: Bool = false, lasting ticks: Int? = nil) {
+        state.toasts.append(ToastMessage(text: text, isError: isError, expiresAtTick: state.tick + (ticks ?? (isError ? 40 : 25))))
         if state.toasts.count > 3 { state.toasts.removeFirst(state.toasts.count - 3) }
     }
 

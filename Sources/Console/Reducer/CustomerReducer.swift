@@ -10,32 +10,51 @@ enum CustomerReducer {
             ConsoleReducer.fail(&state, DisplayError(summary: reason))
             return []
         case .orderId(let order):
-            var effects = cancelCustomerRequests(&state)
-            state.customer = CustomerState(query: order)
+            var effects = begin(&state, query: order)
             state.customer?.order = .loading
-            state.lookupInput = TextInputState(text: order, maxLength: 64)
-            state.focus = .content
-            state.lastError = nil
-            resetLists(&state)
             guard state.environment == .production else {
                 state.customer?.order = .failed(DisplayError(
-                    summary: "Look Up Order ID is available in Production only.",
-                    hint: "Switch with :env production, or look up a transaction ID instead."))
+                    summary: "Look Up Order ID is available in Production only: Apple offers no order lookup in Sandbox.",
+                    hint: "Switch with :env production, or look up a transaction ID instead (Sandbox purchases show theirs in the device's purchase history)."))
                 return effects
             }
-            let request = ConsoleReducer.start(&state, "Look Up Order ID \(order)")
+            let request = start(&state, "Look Up Order ID \(order)")
             effects.append(.lookUpOrder(request: request, orderId: order))
             return effects
         case .transactionId(let id):
-            var effects = cancelCustomerRequests(&state)
-            state.customer = CustomerState(query: id)
-            state.lookupInput = TextInputState(text: id, maxLength: 64)
-            state.focus = .content
-            state.lastError = nil
-            resetLists(&state)
+            var effects = begin(&state, query: id)
             effects += loadCustomer(&state, anchor: id, includeTransaction: true)
             return effects
         }
+    }
+
+    /// A new customer replaces the one on screen: what was asked for the old one is cancelled and
+    /// its answers will be dropped; nothing of it stays in any pane.
+    static func begin(_ state: inout ConsoleState, query: String) -> [ConsoleEffect] {
+        let effects = cancelCustomerRequests(&state)
+        let lookup = state.nextRequest
+        state.nextRequest += 1
+        state.customer = CustomerState(query: query, lookup: lookup)
+        state.lookupInput = TextInputState(text: query, maxLength: 64)
+        state.focus = .content
+        state.lastError = nil
+        state.transactionsPane = .idle
+        state.extendForm = nil
+        if state.overlay == .extend { state.overlay = nil }
+        resetLists(&state)
+        return effects
+    }
+
+    /// Starts a request that belongs to the customer on screen.
+    static func start(_ state: inout ConsoleState, _ description: String) -> Int {
+        let request = ConsoleReducer.start(&state, description)
+        state.customer?.requests.insert(request)
+        return request
+    }
+
+    /// True when `request` was made for the customer on screen and is still awaited.
+    static func isCurrent(_ state: ConsoleState, _ request: Int) -> Bool {
+        state.inFlight[request] != nil && state.customer?.requests.contains(request) == true
     }
 
     static func loadCustomer(_ state: inout ConsoleState, anchor: String, includeTransaction: Bool) -> [ConsoleEffect] {
@@ -47,15 +66,15 @@ enum CustomerReducer {
         state.customer?.notifications = .loading
         state.customer?.appTransaction = .loading
         state.transactionsPane = .loading
-        let request = ConsoleReducer.start(&state, "Customer \(anchor)")
-        state.customerRequest = request
-        return [.loadCustomer(request: request, anchorId: anchor, includeTransaction: includeTransaction)]
+        let request = start(&state, "Customer \(anchor)")
+        return [.loadCustomer(request: request, anchorId: anchor, includeTransaction: includeTransaction, environment: state.customer?.environment)]
     }
 
     static func cancelCustomerRequests(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        guard let request = state.customerRequest, state.inFlight[request] != nil else { return [] }
-        state.inFlight[request] = nil
-        return [.cancel(request: request)]
+        guard let customer = state.customer else { return [] }
+        let open = customer.requests.filter { state.inFlight[$0] != nil }.sorted()
+        for request in open { state.inFlight[request] = nil }
+        return open.map { .cancel(request: $0) }
     }
 
     static func resetLists(_ state: inout ConsoleState) {
@@ -81,7 +100,7 @@ enum CustomerReducer {
     static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
         switch action {
         case .order(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.inFlight[request] = nil
             switch result {
             case .failure(let error):
@@ -96,7 +115,7 @@ enum CustomerReducer {
                 }
             }
         case .transaction(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             switch result {
             case .success(let located):
                 state.customer?.transaction = .loaded(located.value)
@@ -104,23 +123,23 @@ enum CustomerReducer {
             case .failure(let error): state.customer?.transaction = .failed(error)
             }
         case .subscriptions(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.customer?.subscriptions = loadable(result)
         case .refunds(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.customer?.refunds = loadable(result)
         case .history(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.customer?.history = loadable(result)
             state.transactionsPane = loadable(result)
         case .customerNotifications(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.customer?.notifications = loadable(result)
         case .appTransaction(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.customer?.appTransaction = loadable(result)
         case .paneHistory(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.transactionsPane = loadable(result)
             state.lists[.transactions] = ListState()
         case .paneNotifications(let request, let result):
@@ -132,6 +151,12 @@ enum CustomerReducer {
             state.lists[.notifications] = list
         case .extended, .testRequested, .testStatus:
             return WriteResultReducer.receive(&state, action)
+        case .extensionsCounted(let request, let result):
+            ExtendReducer.receiveCount(&state, request: request, result)
+        case .extensionPrepared(let identifier):
+            ExtendReducer.prepared(&state, requestIdentifier: identifier)
+        case .writeResolved(let identifier, let result):
+            UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
         case .inspected(let request, let decoded):
             guard state.inFlight[request] != nil else { return [] }
             state.inFlight[request] = nil

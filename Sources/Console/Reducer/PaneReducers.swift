@@ -5,8 +5,8 @@ import TerminalUI
 enum TransactionsReducer {
     static func load(_ state: inout ConsoleState, anchor: String) -> [ConsoleEffect] {
         state.transactionsPane = .loading
-        let request = ConsoleReducer.start(&state, "Transaction history \(anchor)")
-        return [.loadHistory(request: request, anchorId: anchor, query: state.historyFilters.query)]
+        let request = CustomerReducer.start(&state, "Transaction history \(anchor)")
+        return [.loadHistory(request: request, anchorId: anchor, query: state.historyFilters.query, environment: state.customer?.environment)]
     }
 }
 
@@ -60,31 +60,29 @@ enum ExtendReducer {
         }
         let rows = PaneRows.subscriptions(state)
         let index = state.list(.subscriptions).selected
-        guard rows.indices.contains(index) else {
+        guard let customer = state.customer, rows.indices.contains(index) else {
             ConsoleReducer.toast(&state, "Select a subscription first.", isError: true)
             return []
         }
         let row = rows[index]
-        let count = extensionsLastYear(state)
+        let request = CustomerReducer.start(&state, "Count extensions of \(row.originalTransactionId)")
         state.extendForm = ExtendForm(
             originalTransactionId: row.originalTransactionId, productId: row.transaction?.payload?.productId ?? "-",
             currentRenewal: row.renewal?.payload?.renewalDate ?? row.transaction?.payload?.expiresDate,
-            days: TextInputState(text: "7", maxLength: 2, selected: true), extensionsLastYear: count,
-            requestIdentifier: UUID().uuidString.lowercased())
-        if count >= 2 {
-            state.extendForm?.error = "Apple allows two extensions per customer in 365 days; this one would be refused."
-        }
+            days: TextInputState(text: "7", maxLength: 2, selected: true), earlier: .loading,
+            requestIdentifier: "", customerLookup: customer.lookup, environment: customer.environment,
+            subject: customer.subject(originalTransactionId: row.originalTransactionId), countRequest: request)
         state.overlay = .extend
-        return []
+        return [.countExtensions(request: request, originalTransactionId: row.originalTransactionId, environment: customer.environment)]
     }
 
-    /// RENEWAL_EXTENDED notifications in the loaded history, plus extensions this console sent.
-    static func extensionsLastYear(_ state: ConsoleState) -> Int {
-        let yearAgo = Date().addingTimeInterval(-365 * 86_400)
-        let notified = (state.customer?.notifications.value ?? []).filter {
-            $0.payload?.notificationType == .renewalExtended && ($0.payload?.signedDate ?? .distantPast) > yearAgo
+    static func receiveCount(_ state: inout ConsoleState, request: Int, _ result: Result<ExtensionCount, DisplayError>) {
+        guard CustomerReducer.isCurrent(state, request), state.extendForm?.countRequest == request else { return }
+        state.inFlight[request] = nil
+        state.extendForm?.earlier = CustomerReducer.loadable(result)
+        if let count = result.value, count.total >= 2 {
+            state.extendForm?.error = "Apple allows two extensions of a subscription in 365 days; this one would be refused (4030005)."
         }
-        return notified.count
     }
 
     static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
@@ -97,9 +95,15 @@ enum ExtendReducer {
             switch key {
             case .enter, .character("y"):
                 guard let body = form.request else { return [] }
+                // Only the customer on screen can be written to.
+                guard state.customer?.lookup == form.customerLookup else {
+                    form.confirming = false
+                    form.error = "Not sent: the customer on screen changed. Close this form and open it again."
+                    return []
+                }
                 state.overlay = nil
-                let request = ConsoleReducer.start(&state, "Extend \(form.originalTransactionId)")
-                return [.extend(request: request, originalTransactionId: form.originalTransactionId, body: body)]
+                let target = ExtendTarget(originalTransactionId: form.originalTransactionId, body: body, environment: form.environment, subject: form.subject)
+                return ExtendReducer.send(&state, target, customerLookup: form.customerLookup)
             case .escape, .character("n"):
                 form.confirming = false
             default: break
@@ -109,6 +113,10 @@ enum ExtendReducer {
         switch key {
         case .escape:
             state.overlay = nil
+            if let count = form.countRequest, state.inFlight[count] != nil {
+                state.inFlight[count] = nil
+                return [.cancel(request: count)]
+            }
             return []
         case .left, .character("["):
             let reasons = ExtendReasonCode.knownValues
@@ -123,8 +131,8 @@ enum ExtendReducer {
         case .down:
             form.days = TextInputState(text: String(max(1, (form.dayCount ?? 2) - 1)), maxLength: 2)
         case .enter:
-            if form.extensionsLastYear >= 2 {
-                form.error = "Refused here: this customer already had two extensions in the last 365 days."
+            if let count = form.earlier.value, count.total >= 2 {
+                form.error = "Refused here: \(count.summary). Apple allows two in 365 days."
                 return []
             }
             guard form.dayCount != nil else {
@@ -132,7 +140,8 @@ enum ExtendReducer {
                 return []
             }
             form.error = nil
-            form.confirming = true
+            // The identifier is made by the runner's clock-and-UUID source, never here.
+            return [.prepareExtension]
         case .character(let c) where c.isASCII && c.isNumber:
             _ = form.days.handle(key)
             form.error = form.dayCount == nil ? "Days must be a number from 1 to 90." : nil
@@ -143,6 +152,23 @@ enum ExtendReducer {
         }
         return []
     }
+
+    /// Sends an extension and remembers what it was for, to report its result in words.
+    static func send(_ state: inout ConsoleState, _ target: ExtendTarget, customerLookup: Int?) -> [ConsoleEffect] {
+        let request = customerLookup == nil
+            ? ConsoleReducer.start(&state, "Re-send extension \(target.body.requestIdentifier ?? "")")
+            : CustomerReducer.start(&state, "Extend \(target.originalTransactionId)")
+        state.extensionsInFlight[request] = SentExtension(target: target, customerLookup: customerLookup)
+        return [.extend(request: request, target)]
+    }
+
+    /// The confirmation opens once the request has its identifier.
+    static func prepared(_ state: inout ConsoleState, requestIdentifier: String) {
+        guard state.overlay == .extend, var form = state.extendForm, !form.confirming, form.dayCount != nil else { return }
+        form.requestIdentifier = requestIdentifier
+        form.confirming = true
+        state.extendForm = form
+    }
 }
 
 /// Results of writes and of the test notification round trip.
@@ -151,15 +177,39 @@ enum WriteResultReducer {
         switch action {
         case .extended(let request, let result):
             state.inFlight[request] = nil
+            guard let sent = state.extensionsInFlight.removeValue(forKey: request) else { return [] }
+            let subject = sent.target.subject
+            let identifier = sent.target.body.requestIdentifier ?? "-"
+            if state.extendForm?.customerLookup == sent.customerLookup { state.extendForm = nil }
+            // Refresh only the customer the write was for, if still on screen, to show what is true.
+            let sameCustomer = sent.customerLookup != nil && state.customer?.lookup == sent.customerLookup
+            var refresh = false
             switch result {
-            case .success(let response):
-                ConsoleReducer.toast(&state, "Extended: renews \(DisplayFormat.date(response.effectiveDate)).")
-                state.extendForm = nil
-                if let anchor = state.customer?.anchorId {
-                    return CustomerReducer.loadCustomer(&state, anchor: anchor, includeTransaction: false)
+            case .applied(let response):
+                if response.success == false {
+                    ConsoleReducer.toast(&state, "Apple answered but did not apply the extension of \(subject).", isError: true)
+                } else {
+                    ConsoleReducer.toast(&state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).")
                 }
-            case .failure(let error):
-                ConsoleReducer.fail(&state, error)
+                refresh = sameCustomer
+            case .refused(let error):
+                let shown = DisplayError(error)
+                if case .server(let failure) = error, failure.code == .subscriptionMaxExtension {
+                    // An answer, not a fault: the yearly limit is reached.
+                    ConsoleReducer.toast(&state, "Not extended: Apple says \(subject) already had its two extensions in the last 365 days (4030005). Nothing was changed.")
+                } else {
+                    ConsoleReducer.fail(&state, DisplayError(summary: "Not extended (\(subject)): \(shown.summary)", hint: shown.hint))
+                }
+            case .notSent(let reason):
+                ConsoleReducer.fail(&state, DisplayError(summary: "Not sent (\(subject)): \(reason)."))
+            case .unknown(let error):
+                ConsoleReducer.fail(&state, DisplayError(
+                    summary: "The extension of \(subject) may have been applied: \(DisplayError(error).summary)",
+                    hint: "Request \(identifier) stays open in the audit ledger; the subscription is reloaded to show what is true, and a re-send reuses the identifier."))
+                refresh = sameCustomer
+            }
+            if refresh, let anchor = state.customer?.anchorId {
+                return CustomerReducer.loadCustomer(&state, anchor: anchor, includeTransaction: false)
             }
         case .testRequested(let request, let result):
             guard state.inFlight[request] != nil else { return [] }

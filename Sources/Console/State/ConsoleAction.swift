@@ -17,7 +17,12 @@ public enum ConsoleAction: Sendable {
     case appTransaction(request: Int, Result<VerifiedPayload<AppTransactionPayload>, DisplayError>)
     case paneHistory(request: Int, Result<[VerifiedTransaction], DisplayError>)
     case paneNotifications(request: Int, Result<[NotificationRow], DisplayError>)
-    case extended(request: Int, Result<ExtendRenewalDateResponse, DisplayError>)
+    case extensionsCounted(request: Int, Result<ExtensionCount, DisplayError>)
+    /// A request identifier made for the extension about to be confirmed.
+    case extensionPrepared(requestIdentifier: String)
+    case extended(request: Int, WriteResult<ExtendRenewalDateResponse>)
+    /// A write of an earlier session was closed by the agent (or could not be).
+    case writeResolved(requestIdentifier: String, Result<Void, DisplayError>)
     case testRequested(request: Int, Result<String, DisplayError>)
     case testStatus(request: Int, Result<CheckTestNotificationResponse, DisplayError>)
     case inspected(request: Int, DecodedSignedData)
@@ -30,10 +35,16 @@ public enum ConsoleAction: Sendable {
 /// Work the console asks for; the runner performs it and answers with actions.
 public enum ConsoleEffect: Sendable, Equatable {
     case lookUpOrder(request: Int, orderId: String)
-    case loadCustomer(request: Int, anchorId: String, includeTransaction: Bool)
-    case loadHistory(request: Int, anchorId: String, query: TransactionHistoryQuery)
+    /// `environment` nil: find it (Production, then Sandbox); otherwise every request goes there.
+    case loadCustomer(request: Int, anchorId: String, includeTransaction: Bool, environment: AppStoreEnvironment?)
+    case loadHistory(request: Int, anchorId: String, query: TransactionHistoryQuery, environment: AppStoreEnvironment?)
     case loadNotifications(request: Int, filters: NotificationRequestSpec)
-    case extend(request: Int, originalTransactionId: String, body: ExtendRenewalDateRequest)
+    case countExtensions(request: Int, originalTransactionId: String, environment: AppStoreEnvironment?)
+    /// Makes a request identifier for the extension form (identity comes from outside the reducer).
+    case prepareExtension
+    case extend(request: Int, ExtendTarget)
+    /// Records that the agent closed an earlier write with no known outcome.
+    case resolveWrite(UnresolvedWrite, note: String)
     case requestTestNotification(request: Int)
     case pollTestNotification(request: Int, token: String, delay: TimeInterval)
     case inspect(request: Int, text: String)
@@ -51,4 +62,24 @@ public struct NotificationRequestSpec: Sendable, Equatable {
     public var subtype: NotificationSubtype?
     public var transactionId: String?
     public var onlyFailures: Bool
+}
+
+/// An extension as the agent confirmed it: the subscription, the environment its customer was
+/// found in, and the customer's words for the ledger.
+public struct ExtendTarget: Sendable, Equatable {
+    public var originalTransactionId: String
+    public var body: ExtendRenewalDateRequest
+    public var environment: AppStoreEnvironment?
+    /// "original transaction 2000000400000044 (order MK5TTTVWJH)".
+    public var subject: String
+    /// A re-send of an earlier intent with its request identifier.
+    public var isResend: Bool
+
+    public init(originalTransactionId: String, body: ExtendRenewalDateRequest, environment: AppStoreEnvironment?, subject: String, isResend: Bool = false) {
+        self.originalTransactionId = originalTransactionId
+        self.body = body
+        self.environment = environment
+        self.subject = subject
+        self.isResend = isResend
+    }
 }

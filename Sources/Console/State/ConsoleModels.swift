@@ -26,6 +26,8 @@ public struct DisplayError: Error, Sendable, Equatable {
     }
 }
 
+extension Loadable: Equatable where Value: Equatable {}
+
 /// Loading state of one part of a pane.
 public enum Loadable<Value: Sendable>: Sendable {
     case idle
@@ -108,12 +110,55 @@ public enum IDKind: Sendable, Equatable {
     public static func classify(_ raw: String) -> IDKind {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return .invalid("Type an order ID (such as MK5TTTVWJH) or a transaction ID.") }
-        guard text.count <= 40 else { return .invalid("That is too long to be an order or transaction ID.") }
+        let shown: String = text.count > 24 ? String(text.prefix(20)) + "…" : text
+        guard text.count <= 40 else {
+            return .invalid("\"\(shown)\" is \(text.count) characters: order IDs have 6 to 20, transaction IDs at most 40.")
+        }
         if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) { return .transactionId(text) }
         let upper = text.uppercased()
-        if upper.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }), (6...20).contains(upper.count) {
-            return .orderId(upper)
+        if upper.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+            if (6...20).contains(upper.count) { return .orderId(upper) }
+            return .invalid("\"\(shown)\" has \(upper.count) letters and digits: an order ID has 6 to 20 (such as MK5TTTVWJH), a transaction ID digits only.")
         }
-        return .invalid("\"\(text)\" is neither an order ID (letters and digits, such as MK5TTTVWJH) nor a transaction ID (digits).")
+        return .invalid("\"\(shown)\" has characters no ID has: order IDs are letters and digits (such as MK5TTTVWJH), transaction IDs digits only.")
+    }
+}
+
+/// Earlier extensions of one subscription: Apple offers no count, so they are found in Apple's
+/// notification history (as far back as it keeps) and in this ledger (for what is older).
+public struct ExtensionCount: Sendable, Equatable {
+    /// Dates of RENEWAL_EXTENDED notifications for this subscription in Apple's history.
+    public var notified: [Date]
+    /// Applied extensions in the ledger older than that history, within the last 365 days.
+    public var fromLedger: [Date]
+    /// How far back Apple's history reaches in this environment (180 days in Production, 30 in Sandbox).
+    public var windowDays: Int
+
+    public init(notified: [Date], fromLedger: [Date], windowDays: Int) {
+        self.notified = notified
+        self.fromLedger = fromLedger
+        self.windowDays = windowDays
+    }
+
+    public var total: Int { notified.count + fromLedger.count }
+
+    /// "2 found in the last 180 days; older ones unknown".
+    public var summary: String {
+        var text = "\(notified.count) found in the last \(windowDays) days"
+        if !fromLedger.isEmpty { text += ", \(fromLedger.count) older in the audit ledger" }
+        return text + (windowDays < 365 ? "; older ones by other tools unknown" : "")
+    }
+}
+
+/// A write of an earlier session of this account with no known outcome.
+public struct UnresolvedWrite: Sendable, Equatable {
+    public var record: WriteRecord
+    /// An extension can be re-sent from the console with its request identifier; other writes
+    /// are re-run from the command line.
+    public var extend: ExtendTarget?
+
+    public init(record: WriteRecord, extend: ExtendTarget?) {
+        self.record = record
+        self.extend = extend
     }
 }

@@ -22,7 +22,12 @@ public enum Pane: Int, CaseIterable, Sendable {
 /// Everything one looked-up customer is made of; each part loads on its own.
 public struct CustomerState: Sendable {
     public var query: String
+    /// Which lookup this is: answers to an earlier lookup never land here.
+    public var lookup: Int
+    /// The requests made for this customer; an answer to any other request is dropped.
+    public var requests: Set<Int> = []
     public var anchorId: String?
+    /// Where the customer was found; every later request for them goes there.
     public var environment: AppStoreEnvironment?
     public var order: Loadable<OrderResult> = .idle
     public var transaction: Loadable<VerifiedTransaction> = .idle
@@ -32,8 +37,19 @@ public struct CustomerState: Sendable {
     public var notifications: Loadable<[NotificationRow]> = .idle
     public var appTransaction: Loadable<VerifiedPayload<AppTransactionPayload>> = .idle
 
-    public init(query: String) {
+    public init(query: String, lookup: Int) {
         self.query = query
+        self.lookup = lookup
+    }
+
+    /// The customer in the words an agent reads back: the ID typed and, when it differs, the
+    /// original transaction a write goes to.
+    public func subject(originalTransactionId: String) -> String {
+        let typed = IDKind.classify(query)
+        var words = "original transaction \(originalTransactionId)"
+        if case .orderId(let order) = typed { words += " (order \(order))" }
+        else if query != originalTransactionId { words += " (looked up as transaction \(query))" }
+        return words
     }
 }
 
@@ -76,8 +92,16 @@ public struct ExtendForm: Sendable, Equatable {
     public var currentRenewal: Date?
     public var days: TextInputState
     public var reason: ExtendReasonCode = .customerSatisfaction
-    public var extensionsLastYear: Int
+    /// Earlier extensions of this subscription, once counted.
+    public var earlier: Loadable<ExtensionCount> = .idle
     public var requestIdentifier: String
+    /// The lookup the form was opened for: it is only sent while that customer is on screen.
+    public var customerLookup: Int
+    public var environment: AppStoreEnvironment?
+    /// The customer in words, shown in the confirmation and kept in the ledger.
+    public var subject: String
+    /// The request counting earlier extensions.
+    public var countRequest: Int?
     public var confirming = false
     public var error: String?
 
@@ -104,6 +128,8 @@ public struct TestNotificationState: Sendable {
 public enum Overlay: Sendable, Equatable {
     case help
     case extend
+    /// A write from an earlier session with no known outcome, waiting for the agent's decision.
+    case unresolvedWrite
 }
 
 public struct ToastMessage: Sendable, Equatable {
@@ -150,10 +176,13 @@ public struct ConsoleState: Sendable {
     public var testNotification: TestNotificationState?
     public var extendForm: ExtendForm?
     public var inspected: Loadable<DecodedSignedData> = .idle
+    /// Earlier sessions' writes of this account with no known outcome, oldest first; the first is
+    /// shown in the `.unresolvedWrite` overlay.
+    public var unresolvedWrites: [UnresolvedWrite] = []
+    /// Extensions on their way, by request: what each is for, to report its result in words.
+    public var extensionsInFlight: [Int: SentExtension] = [:]
 
     public var inFlight: [Int: String] = [:]
-    /// The request loading the current customer, so a new lookup can cancel it.
-    public var customerRequest: Int?
     public var lastError: DisplayError?
     public var toasts: [ToastMessage] = []
     public var tick = 0
@@ -175,4 +204,10 @@ public struct ConsoleState: Sendable {
 
     /// Keeps a pane's retention window: 180 days in Production, 30 in Sandbox.
     public var notificationRetention: TimeInterval { (environment == .sandbox ? 30 : 180) * 86_400 }
+}
+
+/// An extension sent, and the lookup on screen when it was confirmed (nil for a re-send at start).
+public struct SentExtension: Sendable, Equatable {
+    public var target: ExtendTarget
+    public var customerLookup: Int?
 }

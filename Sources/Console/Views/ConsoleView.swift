@@ -27,6 +27,7 @@ public enum ConsoleView {
         switch state.overlay {
         case .help: HelpOverlay.render(state, theme, area, &buffer)
         case .extend: ExtendOverlay.render(state, theme, area, &buffer)
+        case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
         case nil: break
         }
         for (index, toast) in state.toasts.reversed().enumerated() {
@@ -74,7 +75,15 @@ public enum ConsoleView {
             return
         default: break
         }
-        if let error = state.lastError {
+        if !state.unresolvedWrites.isEmpty, state.overlay != .unresolvedWrite {
+            // Writes with no known outcome stay in sight until someone resolves them.
+            let count = state.unresolvedWrites.count
+            let text = "⚠ \(count) earlier write\(count == 1 ? "" : "s") with no known outcome: :writes to decide"
+            let x = buffer.write(truncating: text, x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.warning])
+            if let error = state.lastError, x + 4 < area.right {
+                buffer.write(truncating: "  ✗ " + error.summary, x: x, y: area.y, width: area.right - x - 1, style: theme[.error])
+            }
+        } else if let error = state.lastError {
             let text = error.hint.map { "\(error.summary)  Hint: \($0)" } ?? error.summary
             buffer.write(truncating: "✗ " + text, x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.error])
         } else if let description = state.inFlight.sorted(by: { $0.key < $1.key }).first?.value {

@@ -153,18 +153,30 @@ enum ExtendOverlay {
         func row(_ name: String, _ value: String, _ role: ThemeRole = .modal) {
             lines.append([.init(name.padding(toLength: 18, withPad: " ", startingAt: 0), theme[.muted]), .init(value, theme[role])])
         }
-        row("Subscription", "\(form.originalTransactionId)  \(form.productId)")
+        row("Customer", form.subject)
+        row("Subscription", form.productId)
         let newDate = form.currentRenewal.flatMap { date in form.dayCount.map { date.addingTimeInterval(Double($0) * 86_400) } }
         row("Renews now", DisplayFormat.date(form.currentRenewal))
         row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
-        row("Days (1-90)", "\(form.days.text.isEmpty ? "_" : form.days.text)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
+        let days = form.days.text.isEmpty ? "_" : form.days.text
+        row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
         row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
-        row("Last 365 days", "\(form.extensionsLastYear) extension\(form.extensionsLastYear == 1 ? "" : "s") known (Apple allows 2)", form.extensionsLastYear >= 2 ? .error : .modal)
+        switch form.earlier {
+        case .idle, .loading:
+            row("Last 365 days", "\(Spinner.frame(state.tick)) counting earlier extensions in Apple's notification history…", .info)
+        case .failed(let error):
+            row("Last 365 days", "unknown: \(error.summary)", .warning)
+        case .loaded(let count):
+            row("Last 365 days", "\(count.summary) (Apple allows 2)", count.total >= 2 ? .error : .modal)
+        }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
         lines.append([])
         if form.confirming, let body = form.request, let json = try? AppStoreJSON.encoder().encode(body) {
-            lines.append([.init("This exact request will be sent:", theme[.warning])])
-            lines.append([.init("PUT /inApps/v1/subscriptions/extend/\(form.originalTransactionId)", theme[.modal])])
+            let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: form.originalTransactionId, request: body)
+            lines.append([.init("Adds \(body.extendByDays ?? 0) day\(body.extendByDays == 1 ? "" : "s") for \(form.subject):", theme[.warning])])
+            lines.append([.init("renews \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])
+            lines.append([.init("This exact request will be sent to \(form.environment?.label ?? state.environment.label):", theme[.warning])])
+            lines.append([.init("\(endpoint.method) \(endpoint.path)", theme[.modal])])
             lines.append([.init(String(decoding: json, as: UTF8.self), theme[.modal])])
             lines.append([.init("It cannot be undone, and Apple e-mails the customer.", theme[.muted])])
             lines.append([.init("Enter/y send · Esc/n back", theme[.footerKey])])

@@ -32,26 +32,30 @@ struct ExtendCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...90).contains(days) else { throw ValidationError("--days must be 1 to 90 (Apple's limit).") }
+        try IDRules.transactionId(originalTransactionId, "ORIGINAL_TRANSACTION_ID")
         if let requestId, requestId.isEmpty || requestId.count > 128 { throw ValidationError("--request-id must be 1 to 128 characters.") }
     }
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            let request = ExtendRenewalDateRequest(
-                extendByDays: Int32(days), extendReasonCode: try ReasonArgument.parse(reason),
-                requestIdentifier: requestId ?? UUID().uuidString.lowercased())
-            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
-            try confirmWrite(
-                "PUT /inApps/v1/subscriptions/extend/\(originalTransactionId)\n\(body)", yes: write.yes, session: session)
-            let response = try await session.client.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: request)
+            let reasonCode = try ReasonArgument.parse(reason)
+            let write = CommandLineWrite(
+                kind: .extend, subject: "original transaction \(originalTransactionId)",
+                endpoint: { identifier in
+                    Endpoints.extendSubscriptionRenewalDate(
+                        originalTransactionId: originalTransactionId,
+                        request: ExtendRenewalDateRequest(extendByDays: Int32(days), extendReasonCode: reasonCode, requestIdentifier: identifier))
+                },
+                givenIdentifier: requestId, identifierIsSent: true)
+            let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
             var object: [String: Any?] = [
                 "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,
-                "success": response.success, "requestIdentifier": request.requestIdentifier,
+                "success": response.success, "requestIdentifier": identifier,
             ]
             object.merge(Printer.date("effectiveDate", response.effectiveDate))
             printer.emit(object)
             printer.text(response.success == true
-                ? "Extended \(originalTransactionId) by \(days) days: renews \(DisplayFormat.date(response.effectiveDate)). Request \(request.requestIdentifier ?? "")."
+                ? "Extended \(originalTransactionId) by \(days) days: renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
                 : "Apple did not apply the extension.")
             if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
         }
@@ -72,19 +76,24 @@ struct MassExtendCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...90).contains(days) else { throw ValidationError("--days must be 1 to 90 (Apple's limit).") }
+        if let requestId, UUID(uuidString: requestId) == nil { throw ValidationError("--request-id must be a UUID for a mass extension (Apple refuses others with 4000011).") }
     }
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            let request = MassExtendRenewalDateRequest(
-                extendByDays: Int32(days), extendReasonCode: try ReasonArgument.parse(reason),
-                requestIdentifier: requestId ?? UUID().uuidString.lowercased(),
-                storefrontCountryCodes: storefront.isEmpty ? nil : storefront.map { $0.uppercased() }, productId: productId)
-            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
-            try confirmWrite("POST /inApps/v1/subscriptions/extend/mass\n\(body)", yes: write.yes, session: session)
-            let response = try await session.client.extendRenewalDateForAllActiveSubscribers(request: request)
-            printer.emit(["requestIdentifier": response.requestIdentifier, "productId": productId])
-            printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? "")")
+            let reasonCode = try ReasonArgument.parse(reason)
+            let codes = storefront.isEmpty ? nil : storefront.map { $0.uppercased() }
+            let write = CommandLineWrite(
+                kind: .massExtend, subject: "every active subscriber of \(productId)",
+                endpoint: { identifier in
+                    Endpoints.extendRenewalDateForAllActiveSubscribers(request: MassExtendRenewalDateRequest(
+                        extendByDays: Int32(days), extendReasonCode: reasonCode, requestIdentifier: identifier,
+                        storefrontCountryCodes: codes, productId: productId))
+                },
+                givenIdentifier: requestId, identifierIsSent: true)
+            let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
+            printer.emit(["requestIdentifier": response.requestIdentifier ?? identifier, "productId": productId])
+            printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? identifier)")
         }
     }
 }

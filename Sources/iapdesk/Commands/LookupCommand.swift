@@ -10,6 +10,13 @@ struct LookupCommand: AsyncParsableCommand {
     @Argument(help: "The order ID, such as MK5TTTVWJH.") var orderId: String
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        try IDRules.orderId(orderId, "ORDER_ID")
+        if let environment = global.environment, environment.lowercased() != "production" {
+            throw ValidationError("Look Up Order ID is available in Production only: Apple offers no order lookup in \(environment). Drop --environment, or look up a transaction ID with iapdesk transaction.")
+        }
+    }
+
     func run() async throws {
         try await withSession(global) { session, printer in
             let order = orderId.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()

@@ -13,6 +13,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        try IDRules.transactionId(id, "ID")
         if let bad = status.first(where: { !(1...5).contains($0) }) {
             throw ValidationError("--status \(bad) is not a status: use 1 to 5.")
         }
@@ -28,7 +29,7 @@ struct StatusCommand: AsyncParsableCommand {
             for group in response.data ?? [] {
                 var items: [[String: Any?]] = []
                 for item in group.lastTransactions ?? [] {
-                    let transaction = await item.signedTransactionInfo.asyncMap(session.verifyTransaction)
+                    let transaction = await item.signedTransactionInfo.asyncMap { await session.verifyTransaction($0) }
                     let renewal = await item.signedRenewalInfo.asyncMap(session.verifyRenewalInfo)
                     statuses += [transaction?.status, renewal?.status].compactMap { $0 }
                     items.append([

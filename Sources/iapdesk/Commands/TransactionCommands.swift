@@ -11,6 +11,10 @@ struct TransactionCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Try Sandbox when Production does not know the ID.") var fallback = false
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        try IDRules.transactionId(id, "ID")
+    }
+
     func run() async throws {
         try await withSession(global) { session, printer in
             let located: Located<TransactionInfoResponse>
@@ -24,7 +28,8 @@ struct TransactionCommand: AsyncParsableCommand {
             guard let jws = located.value.signedTransactionInfo else {
                 throw CLIError("The answer carried no signed transaction.", status: .unavailable)
             }
-            let verified = await session.verifyTransaction(jws)
+            // Sandbox data found by the fallback is checked as Sandbox data.
+            let verified = await session.verifyTransaction(jws, from: located.environment)
             var object = Records.transaction(verified)
             object["foundIn"] = located.environment.rawValue
             printer.emit(object)
@@ -53,6 +58,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        try IDRules.transactionId(id, "ID")
         if revoked && notRevoked { throw ValidationError("--revoked and --not-revoked exclude each other.") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
     }
@@ -116,6 +122,10 @@ struct RefundsCommand: AsyncParsableCommand {
 
     @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
     @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        try IDRules.transactionId(id, "ID")
+    }
 
     func run() async throws {
         try await withSession(global) { session, printer in

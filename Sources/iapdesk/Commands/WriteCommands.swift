@@ -18,6 +18,7 @@ struct ConsumptionCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        try IDRules.transactionId(transactionId, "TRANSACTION_ID")
         guard customerConsented else { throw ValidationError("Apple accepts consumption information only with --customer-consented.") }
         if let consumedPercent, !(0...100).contains(consumedPercent) { throw ValidationError("--consumed-percent must be 0 to 100.") }
     }
@@ -34,9 +35,11 @@ struct ConsumptionCommand: AsyncParsableCommand {
             let request = ConsumptionRequest(
                 customerConsented: true, consumptionPercentage: consumedPercent.map { Int32(($0 * 1000).rounded()) },
                 deliveryStatus: status, refundPreference: preference, sampleContentProvided: sampleContentProvided)
-            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
-            try confirmWrite("PUT /inApps/v2/transactions/consumption/\(transactionId)\n\(body)", yes: write.yes, session: session)
-            try await session.client.sendConsumptionInformation(transactionId: transactionId, request: request)
+            let write = CommandLineWrite(
+                kind: .consumption, subject: "transaction \(transactionId)",
+                endpoint: { _ in Endpoints.sendConsumptionInformation(transactionId: transactionId, request: request) },
+                givenIdentifier: nil, identifierIsSent: false)
+            _ = try await write.run(session: session, yes: self.write.yes)
             printer.emit(["transactionId": transactionId, "accepted": true])
             printer.text("Accepted: consumption information for \(transactionId) was sent.")
         }
@@ -53,15 +56,18 @@ struct AppAccountTokenCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        try IDRules.transactionId(originalTransactionId, "ORIGINAL_TRANSACTION_ID")
         guard UUID(uuidString: token) != nil else { throw ValidationError("\(token) is not a UUID (such as 7389a31a-fb6d-4569-a2a6-db7d85d84813).") }
     }
 
     func run() async throws {
         try await withSession(global) { session, printer in
             let request = UpdateAppAccountTokenRequest(appAccountToken: token.lowercased())
-            let body = String(decoding: try AppStoreJSON.encoder().encode(request), as: UTF8.self)
-            try confirmWrite("PUT /inApps/v1/transactions/\(originalTransactionId)/appAccountToken\n\(body)", yes: write.yes, session: session)
-            try await session.client.setAppAccountToken(originalTransactionId: originalTransactionId, request: request)
+            let write = CommandLineWrite(
+                kind: .appAccountToken, subject: "original transaction \(originalTransactionId)",
+                endpoint: { _ in Endpoints.setAppAccountToken(originalTransactionId: originalTransactionId, request: request) },
+                givenIdentifier: nil, identifierIsSent: false)
+            _ = try await write.run(session: session, yes: self.write.yes)
             printer.emit(["originalTransactionId": originalTransactionId, "appAccountToken": token.lowercased()])
             printer.text("Set app account token \(token.lowercased()) on \(originalTransactionId).")
         }

@@ -62,18 +62,20 @@ enum ConsoleLauncher {
             await session.close()
             throw CLIError("\(error)", status: .configuration)
         }
-        let ledger = try? AuditLedger(path: loader.stateDirectory + "/audit.jsonl")
+        // Without a ledger the console still reads; writes are refused with the reason.
+        let writes = try? session.writeContext(source: .console)
         var state = ConsoleState(
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         let inbox = try Inbox()
         let demo = session.demo
-        let profileServices = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem)
+        let profileServices = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes)
         let runner = EffectRunner(
-            services: profileServices, profileName: session.profile.name, ledger: ledger,
+            services: profileServices,
             makeServices: { environment in
                 if let demo {
-                    return ConsoleServices(client: try demo.makeClient(environment: environment), verifier: try demo.makeVerifier(environment: environment))
+                    return ConsoleServices(
+                        client: try demo.makeClient(environment: environment), verifier: try demo.makeVerifier(environment: environment), writes: writes)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)
@@ -81,7 +83,12 @@ enum ConsoleLauncher {
                 return profileServices
             },
             post: { inbox.post($0) })
-        let effects = reconcile(ledger, &state)
+        var effects: [ConsoleEffect] = []
+        if let writes {
+            // Only this account's unfinished writes are reconciled; the rest are counted and left alone.
+            let plan = WriteReconciler.plan(writes.ledger.unresolved(), accounts: session.accounts(writes), now: Date())
+            effects = ConsoleReducer.reconcile(&state, plan)
+        }
         let loop = ConsoleLoop(
             state: state, theme: theme, catalog: catalog, runner: runner, inbox: inbox,
             noColor: ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false)
@@ -92,27 +99,5 @@ enum ConsoleLauncher {
             throw CLIError(error.description, status: .failure)
         }
         await session.close()
-    }
-
-    /// Writes left without an outcome by a crash: extensions are re-sent with their request
-    /// identifier (Apple applies each identifier once); anything else is marked unknown.
-    static func reconcile(_ ledger: AuditLedger?, _ state: inout ConsoleState) -> [ConsoleEffect] {
-        guard let ledger else { return [] }
-        var effects: [ConsoleEffect] = []
-        for entry in ledger.unfinished() {
-            let prefix = "/inApps/v1/subscriptions/extend/"
-            if entry.method == "PUT", entry.path.hasPrefix(prefix), entry.environment == state.environment.rawValue,
-               let body = entry.body, let request = try? AppStoreJSON.decode(ExtendRenewalDateRequest.self, from: Data(body.utf8)) {
-                try? ledger.recordOutcome(entry, outcome: "re-sent at startup with the same requestIdentifier")
-                let id = state.nextRequest
-                state.nextRequest += 1
-                state.inFlight[id] = "Re-send unfinished extension \(entry.requestIdentifier)"
-                effects.append(.extend(request: id, originalTransactionId: String(entry.path.dropFirst(prefix.count)), body: request))
-            } else {
-                try? ledger.recordOutcome(entry, outcome: "unknown: the process ended before the answer")
-                state.toasts.append(ToastMessage(text: "A write from an earlier session has an unknown outcome: \(entry.path)", isError: true, expiresAtTick: 80))
-            }
-        }
-        return effects
     }
 }

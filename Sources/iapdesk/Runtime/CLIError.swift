@@ -66,7 +66,7 @@ struct CLIError: Error, CustomStringConvertible {
             }
         case .unauthorized: status = .unauthorized
         case .transport, .decoding: status = .unavailable
-        case .invalidRequest: status = .rejected
+        case .invalidRequest: status = .usage
         case .cancelled: status = .interrupted
         }
         self.init(error.summary, hint: error.hint, status: status)

@@ -72,8 +72,29 @@ final class Session: Sendable {
         profile.appAppleId = DemoServer.appAppleId
         profile.environment = configuration.environment
         profile.baseURL = server.baseURL
+        profile.keyId = DemoServer.keyId
         return Session(
             profile: profile, client: try server.makeClient(), verifier: try server.makeVerifier(), verifierProblem: nil, demo: server)
+    }
+
+    /// The client and verifier for data that lives in `environment` (where a record was found).
+    func scoped(to environment: AppStoreEnvironment) -> (client: AppStoreServerClient, verifier: SignedDataVerifier?) {
+        (client.client(for: environment) ?? client, verifier?.expecting(environment))
+    }
+
+    /// Who writes, and the ledger every write is recorded in (console and command line share it).
+    func writeContext(source: WriteSource) throws -> WriteContext {
+        let ledger = try AuditLedgerFile.open()
+        return WriteContext(
+            ledger: ledger, profile: profile.name, bundleId: profile.bundleId ?? "-", keyId: profile.keyId ?? "-",
+            isDemo: demo != nil, source: source, agent: WriteContext.loginName)
+    }
+
+    /// The accounts this session writes in: its environment, and the fallback's when it has one.
+    func accounts(_ context: WriteContext) -> Set<WriteAccount> {
+        var accounts: Set<WriteAccount> = [context.account(for: client)]
+        if let fallback = client.fallbackEnvironment { accounts.insert(context.account(for: client.switching(to: fallback))) }
+        return accounts
     }
 
     func close() async {
@@ -84,10 +105,11 @@ final class Session: Sendable {
         if profile.readOnly { throw ConfigurationError.readOnly(profile: profile.name) }
     }
 
-    /// Verifies a transaction, or reports why it could not be.
-    func verifyTransaction(_ jws: String) async -> VerifiedPayload<TransactionPayload> {
+    /// Verifies a transaction against the environment it came from (the session's by default), or
+    /// reports why it could not be.
+    func verifyTransaction(_ jws: String, from environment: AppStoreEnvironment? = nil) async -> VerifiedPayload<TransactionPayload> {
         guard let verifier else { return Self.unverifiable(jws, as: TransactionPayload.self, verifierProblem) }
-        return await verifier.verifyTransaction(jws)
+        return await verifier.expecting(environment ?? self.environment).verifyTransaction(jws)
     }
 
     func verifyRenewalInfo(_ jws: String) async -> VerifiedPayload<RenewalInfoPayload> {

@@ -1,0 +1,102 @@
+import AppStoreServerAPI
+import Foundation
+
+/// Who is writing, and where the ledger is: everything a write needs besides its request.
+public struct WriteContext: Sendable {
+    public var ledger: AuditLedger
+    public var profile: String
+    public var bundleId: String
+    public var keyId: String
+    /// The demo's server moves to a new port each run; its writes are keyed to "demo" instead.
+    public var isDemo: Bool
+    public var source: WriteSource
+    public var agent: String
+
+    public init(ledger: AuditLedger, profile: String, bundleId: String, keyId: String, isDemo: Bool, source: WriteSource, agent: String) {
+        self.ledger = ledger
+        self.profile = profile
+        self.bundleId = bundleId
+        self.keyId = keyId
+        self.isDemo = isDemo
+        self.source = source
+        self.agent = agent
+    }
+
+    /// The account a write sent with `client` is made in.
+    public func account(for client: AppStoreServerClient) -> WriteAccount {
+        WriteAccount(
+            profile: profile, environment: client.environment.environment,
+            baseURL: isDemo ? "demo" : client.environment.baseURL.absoluteString, bundleId: bundleId, keyId: keyId)
+    }
+
+    /// The agent's login name, for the ledger.
+    public static var loginName: String {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["USER"] ?? environment["LOGNAME"] ?? "unknown"
+    }
+}
+
+/// How a write ended, as far as anyone can know.
+public enum WriteResult<Response: Sendable>: Sendable {
+    case applied(Response)
+    /// Apple refused it: nothing changed.
+    case refused(APIError)
+    /// Stopped before the network.
+    case notSent(String)
+    /// No answer that says either way: it may have been applied.
+    case unknown(APIError)
+}
+
+/// The one way every write is sent, from the console and the command line: the intent (or the
+/// re-send) is flushed to the ledger before the request, the outcome written after the answer.
+public enum LedgeredWriter {
+    public static func send<Response: Sendable>(
+        _ endpoint: Endpoint<Response>, requestIdentifier: String, write: WriteKind, subject: String,
+        resend: Bool = false, client: AppStoreServerClient, context: WriteContext, now: @Sendable () -> Date = Date.init,
+        describe: (Response) -> String? = { _ in nil }
+    ) async -> WriteResult<Response> {
+        let entry = AuditLedger.Entry(
+            time: now(), event: resend ? .resend : .intent, requestIdentifier: requestIdentifier, write: write.rawValue,
+            method: endpoint.method, path: endpoint.path, body: endpoint.body.map { String(decoding: $0, as: UTF8.self) },
+            account: context.account(for: client), subject: subject, source: context.source, agent: context.agent)
+        do {
+            try context.ledger.append(entry)
+        } catch {
+            return .notSent("the audit ledger could not be written (\(error)); nothing was sent")
+        }
+        func record(_ status: AuditLedger.OutcomeStatus, _ detail: String?) {
+            var outcome = entry
+            outcome.time = now()
+            outcome.event = .outcome
+            outcome.outcome = status
+            outcome.detail = detail
+            // Sent already: a failure to record the outcome leaves the write unresolved, which is
+            // safe (it is offered again with the same identifier), so it does not hide the answer.
+            try? context.ledger.append(outcome)
+        }
+        do {
+            let response = try await client.send(endpoint)
+            record(.applied, describe(response))
+            return .applied(response)
+        } catch {
+            let status = classify(error)
+            record(status, error.summary)
+            switch status {
+            case .refused: return .refused(error)
+            case .notSent: return .notSent(error.summary)
+            default: return .unknown(error)
+            }
+        }
+    }
+
+    /// Whether an error proves the write was not applied. Only an answer from Apple with a 4xx
+    /// status (including 401 and 429) does; no answer, a 5xx or an unreadable success may hide one.
+    public static func classify(_ error: APIError) -> AuditLedger.OutcomeStatus {
+        switch error {
+        case .server(let failure): return (400..<500).contains(failure.status) ? .refused : .unknown
+        case .unauthorized: return .refused
+        case .invalidRequest: return .notSent
+        default: return .unknown
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import AppStoreServerAPI
+import Foundation
+
+/// Decides, at start, what happens to writes left without an outcome: only writes made in the
+/// running session's account are touched; a recent extension is re-sent with its request
+/// identifier (Apple applies an identifier once); anything older waits for the agent to decide.
+public enum WriteReconciler {
+    public struct Plan: Sendable, Equatable {
+        /// Extensions of this account attempted in the last few minutes: re-sent at once.
+        public var resend: [UnresolvedWrite] = []
+        /// Older writes of this account, and writes the console cannot re-send: the agent decides.
+        public var ask: [UnresolvedWrite] = []
+        /// Unresolved writes of other profiles, servers, apps or keys: never touched here.
+        public var otherAccounts: [WriteRecord] = []
+    }
+
+    /// How old the last attempt may be for a re-send without asking.
+    public static let automaticResendWindow: TimeInterval = 10 * 60
+
+    public static func plan(_ unresolved: [WriteRecord], accounts: Set<WriteAccount>, now: Date) -> Plan {
+        var plan = Plan()
+        for record in unresolved {
+            guard let account = record.account, accounts.contains(account) else {
+                plan.otherAccounts.append(record)
+                continue
+            }
+            let target = extendTarget(record)
+            let lastAttempt = record.lines.last?.time ?? record.intent.time
+            let write = UnresolvedWrite(record: record, extend: target)
+            if target != nil, now.timeIntervalSince(lastAttempt) < automaticResendWindow {
+                plan.resend.append(write)
+            } else {
+                plan.ask.append(write)
+            }
+        }
+        return plan
+    }
+
+    /// The extension a record describes, ready to send again with its request identifier.
+    public static func extendTarget(_ record: WriteRecord) -> ExtendTarget? {
+        let prefix = "/inApps/v1/subscriptions/extend/"
+        let intent = record.intent
+        guard intent.write == WriteKind.extend.rawValue, intent.method == "PUT", intent.path.hasPrefix(prefix),
+              let body = intent.body, let request = try? AppStoreJSON.decode(ExtendRenewalDateRequest.self, from: Data(body.utf8)),
+              request.requestIdentifier == record.requestIdentifier,
+              let id = String(intent.path.dropFirst(prefix.count)).removingPercentEncoding, !id.isEmpty, !id.contains("/")
+        else { return nil }
+        return ExtendTarget(
+            originalTransactionId: id, body: request, environment: intent.account.map { AppStoreEnvironment($0.environment) },
+            subject: intent.subject ?? "original transaction \(id)", isResend: true)
+    }
+}

@@ -1,0 +1,120 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+
+/// `iapdesk audit`: every write recorded in the audit ledger, console and command line alike.
+struct AuditCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit", abstract: "List the writes in the audit ledger (console and command line), or close one whose outcome is unknown.",
+        subcommands: [AuditListCommand.self, AuditResolveCommand.self], defaultSubcommand: AuditListCommand.self)
+}
+
+struct AuditListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the writes in the audit ledger, oldest first.")
+
+    @Option(name: .long, help: "Only writes for this customer (any ID shown with the write: transaction, original transaction or order ID).") var customer: String?
+    @Option(name: .long, help: "Only writes made under this profile.") var profile: String?
+    @Option(name: .long, help: "Only writes started at or after this date (2026-11-01, 7d, ...).") var since: String?
+    @Flag(name: .long, help: "Only writes whose outcome is unknown.") var unresolved = false
+    @Flag(name: .long, help: "One JSON document instead of a table.") var json = false
+
+    func run() async throws {
+        try await runReporting {
+            let ledger = try AuditLedgerFile.open()
+            let start = try since.map { try DateArgument.require($0, "--since") }
+            let (entries, unreadable) = ledger.read()
+            let writes = WriteRecord.fold(entries).filter { record in
+                if unresolved && record.isResolved { return false }
+                if let profile, record.account?.profile != profile { return false }
+                if let start, record.intent.time < start { return false }
+                if let customer {
+                    let words = (record.intent.subject ?? "") + " " + record.intent.path
+                    if !words.localizedCaseInsensitiveContains(customer.trimmingCharacters(in: .whitespaces)) { return false }
+                }
+                return true
+            }
+            let printer = Printer(json: json)
+            printer.emit(["ledger": ledger.path, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
+            if writes.isEmpty { printer.text("No writes\(unresolved ? " with an unknown outcome" : "") in \(ledger.path).") }
+            var table = TextTable()
+            table.headers = ["STARTED", "WRITE", "FOR", "PROFILE", "ENVIRONMENT", "BY", "FROM", "STATE", "REQUEST ID"]
+            for record in writes {
+                let intent = record.intent
+                table.add([
+                    DisplayFormat.date(intent.time), intent.write, intent.subject ?? intent.path, intent.account?.profile ?? "?",
+                    intent.account.map { AppStoreEnvironment($0.environment).label } ?? "?", intent.agent ?? "?",
+                    intent.source?.rawValue ?? "?", record.stateLabel, record.requestIdentifier,
+                ])
+            }
+            if !writes.isEmpty { printer.text(table.render()) }
+            if unreadable > 0 {
+                FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.path) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
+            }
+        }
+    }
+
+    static func object(_ record: WriteRecord) -> [String: Any?] {
+        let intent = record.intent
+        return [
+            "requestIdentifier": record.requestIdentifier, "write": intent.write, "method": intent.method, "path": intent.path,
+            "body": intent.body, "subject": intent.subject, "agent": intent.agent, "source": intent.source?.rawValue,
+            "account": intent.account.map { ["profile": $0.profile, "environment": $0.environment, "baseURL": $0.baseURL, "bundleId": $0.bundleId, "keyId": $0.keyId] as [String: Any?] },
+            "started": DisplayFormat.iso(intent.time), "resolved": record.isResolved, "state": record.stateLabel,
+            "events": record.lines.map { line -> [String: Any?] in
+                ["time": DisplayFormat.iso(line.time), "event": line.event.rawValue, "outcome": line.outcome?.rawValue, "detail": line.detail, "agent": line.agent]
+            },
+        ]
+    }
+}
+
+struct AuditResolveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve", abstract: "Close a write whose outcome is unknown, once you have checked what is true (adds a line; nothing is rewritten).")
+
+    @Argument(help: "The write's request identifier (iapdesk audit --unresolved lists them).") var requestIdentifier: String
+    @Option(name: .long, help: "Only the write of this profile, when several share the identifier.") var profile: String?
+    @Option(name: .long, help: "What you found, kept in the ledger.") var note: String = "closed from the command line after checking"
+
+    func run() async throws {
+        try await runReporting {
+            let ledger = try AuditLedgerFile.open()
+            let matches = ledger.unresolved().filter {
+                $0.requestIdentifier == requestIdentifier && (profile == nil || $0.account?.profile == profile)
+            }
+            guard let record = matches.first else {
+                throw CLIError("No write with an unknown outcome has the request identifier \(requestIdentifier).",
+                               hint: "iapdesk audit --unresolved lists them.", status: .notFound)
+            }
+            guard matches.count == 1 else {
+                throw CLIError("\(matches.count) writes of different profiles share \(requestIdentifier).", hint: "Add --profile NAME.", status: .usage)
+            }
+            var line = record.lines.last ?? record.intent
+            line.time = Date()
+            line.event = .resolved
+            line.outcome = nil
+            line.detail = note
+            line.source = .commandLine
+            line.agent = WriteContext.loginName
+            do {
+                try ledger.append(line)
+            } catch {
+                throw CLIError("The audit ledger could not be written: \(error)", status: .failure)
+            }
+            print("Resolved \(record.intent.write) \(requestIdentifier) (\(record.intent.subject ?? record.intent.path)): \(note).")
+        }
+    }
+}
+
+/// The ledger every write goes to, at its one place in the state directory.
+enum AuditLedgerFile {
+    static var path: String { ConfigLoader().stateDirectory + "/audit.jsonl" }
+
+    static func open() throws -> AuditLedger {
+        do {
+            return try AuditLedger(path: path)
+        } catch {
+            throw CLIError("The audit ledger cannot be opened: \(error)", hint: "Check \(path) and its folder are writable.", status: .failure)
+        }
+    }
+}

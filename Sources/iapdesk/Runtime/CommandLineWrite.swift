@@ -1,0 +1,76 @@
+import AppStoreServerAPI
+import Console
+import Foundation
+
+/// A write from the command line, sent the one way every write is sent: confirmed, recorded in the
+/// audit ledger before it goes, and safe to run again after a crash or a timeout.
+struct CommandLineWrite<Response: Sendable> {
+    let kind: WriteKind
+    /// "original transaction 2000000400000044": what the write is for, in words.
+    let subject: String
+    /// Builds the endpoint with the request identifier it will carry.
+    let endpoint: (String) -> Endpoint<Response>
+    /// Given with --request-id: used as it is.
+    let givenIdentifier: String?
+    /// Whether Apple dedupes the write by its identifier (extensions); otherwise the identifier is ours.
+    let identifierIsSent: Bool
+
+    /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
+    func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
+        try session.requireWritable()
+        let context = try session.writeContext(source: .commandLine)
+        let account = context.account(for: session.client)
+        let (identifier, resend) = try chooseIdentifier(context: context, account: account)
+        let endpoint = endpoint(identifier)
+        let body = endpoint.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
+        // Printed before the request leaves, so it is known whatever happens next.
+        FileHandle.standardError.write(Data("Request identifier: \(identifier)\n".utf8))
+        let result = await LedgeredWriter.send(
+            endpoint, requestIdentifier: identifier, write: kind, subject: subject, resend: resend,
+            client: session.client, context: context)
+        switch result {
+        case .applied(let response):
+            return (response, identifier)
+        case .refused(let error):
+            var failure = CLIError(error)
+            failure.hint = "Nothing was changed. " + (failure.hint ?? "")
+            throw failure
+        case .notSent(let reason):
+            throw CLIError("Not sent: \(reason).", status: .failure)
+        case .unknown(let error):
+            throw CLIError(
+                "The \(kind.rawValue) for \(subject) may have been applied: \(error.summary) Request identifier \(identifier).",
+                hint: checkHint(), status: .unavailable)
+        }
+    }
+
+    private func checkHint() -> String {
+        let again = identifierIsSent
+            ? "Running the same command again re-sends it with the same request identifier, which Apple applies at most once."
+            : "Running the same command again sends the same values, which leaves the same result."
+        return "Check what is true with `iapdesk status` or `iapdesk transaction` for it. \(again) It stays open in `iapdesk audit --unresolved` until then."
+    }
+
+    /// A new identifier, or the one of an earlier run of the same write whose outcome is unknown.
+    private func chooseIdentifier(context: WriteContext, account: WriteAccount) throws -> (String, Bool) {
+        let probe = endpoint("-")
+        let open = context.ledger.unresolved().filter {
+            $0.account == account && $0.intent.write == kind.rawValue && $0.intent.path == probe.path
+        }
+        if let givenIdentifier {
+            return (givenIdentifier, open.contains { $0.requestIdentifier == givenIdentifier })
+        }
+        guard let earlier = open.last else { return (UUID().uuidString.lowercased(), false) }
+        let sameRequest = endpoint(earlier.requestIdentifier).body.map { String(decoding: $0, as: UTF8.self) } == earlier.intent.body
+        guard sameRequest else {
+            throw CLIError(
+                "Not sent: an earlier \(kind.rawValue) for \(subject) with other values (request \(earlier.requestIdentifier), \(DisplayFormat.date(earlier.intent.time))) has no known outcome.",
+                hint: "Check with `iapdesk status`; then re-run the earlier values to re-send them safely, or close it with `iapdesk audit resolve \(earlier.requestIdentifier)` and run this again.",
+                status: .refused)
+        }
+        FileHandle.standardError.write(Data(
+            "An earlier run of this \(kind.rawValue) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n".utf8))
+        return (earlier.requestIdentifier, true)
+    }
+}
