@@ -32,7 +32,7 @@ wait_for "Order or transaction ID:"
 # A wrong ID gets a clear message and loses nothing.
 $T send-keys -t app -l 'not an id!'
 keys Enter
-wait_for "is neither an order ID"
+wait_for "has characters no ID has"
 keys C-u
 
 # Look up an order.
@@ -54,10 +54,10 @@ wait_for "RENEWS/ENDS"
 keys e
 wait_for "Extend renewal date"
 keys Enter
-wait_for "This exact request will be sent:"
+wait_for "This exact request will be sent to"
 wait_for "PUT /inApps/v1/subscriptions/extend/"
 keys Enter
-wait_for "Extended: renews"
+wait_for "Extended: original transaction"
 [ -s "$XDG_STATE_HOME/iapdesk/audit.jsonl" ] || fail "the audit ledger was not written"
 grep -q '"event":"intent"' "$XDG_STATE_HOME/iapdesk/audit.jsonl" || fail "no intent in the audit ledger"
 grep -q '"event":"outcome"' "$XDG_STATE_HOME/iapdesk/audit.jsonl" || fail "no outcome in the audit ledger"
