@@ -41,6 +41,18 @@ public struct WriteRecord: Sendable, Equatable {
         }
     }
 
+    /// The line that closes this write by hand, after someone checked what is true.
+    public func resolution(note: String, source: WriteSource, agent: String, now: Date) -> AuditLedger.Entry {
+        var line = lines.last ?? intent
+        line.time = now
+        line.event = .resolved
+        line.outcome = nil
+        line.detail = note
+        line.source = source
+        line.agent = agent
+        return line
+    }
+
     /// Folds ledger lines into writes, keyed by request identifier and account (two accounts may
     /// reuse an identifier; they are different writes).
     public static func fold(_ entries: [AuditLedger.Entry]) -> [WriteRecord] {

@@ -98,13 +98,7 @@ public final class EffectRunner: Sendable {
                 post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "The audit ledger cannot be opened; nothing was recorded."))))
                 return
             }
-            var line = write.record.lines.last ?? write.record.intent
-            line.time = Date()
-            line.event = .resolved
-            line.outcome = nil
-            line.detail = note
-            line.source = .console
-            line.agent = writes.agent
+            let line = write.record.resolution(note: note, source: .console, agent: writes.agent, now: Date())
             do {
                 try writes.ledger.append(line)
                 post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .success(())))

@@ -89,13 +89,7 @@ struct AuditResolveCommand: AsyncParsableCommand {
             guard matches.count == 1 else {
                 throw CLIError("\(matches.count) writes of different profiles share \(requestIdentifier).", hint: "Add --profile NAME.", status: .usage)
             }
-            var line = record.lines.last ?? record.intent
-            line.time = Date()
-            line.event = .resolved
-            line.outcome = nil
-            line.detail = note
-            line.source = .commandLine
-            line.agent = WriteContext.loginName
+            let line = record.resolution(note: note, source: .commandLine, agent: WriteContext.loginName, now: Date())
             do {
                 try ledger.append(line)
             } catch {
