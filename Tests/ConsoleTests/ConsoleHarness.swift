@@ -15,8 +15,9 @@ final class ConsoleHarness: @unchecked Sendable {
     let theme: Theme
     let writes: WriteContext
 
-    static func start(readOnly: Bool = false, ledgerPath: String? = nil) async throws -> ConsoleHarness {
+    static func start(readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults()) async throws -> ConsoleHarness {
         var configuration = DemoServer.Configuration()
+        configuration.faults = faults
         configuration.anchor = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60)
         let server = try await DemoServer.start(configuration)
         server.webhookURL = server.receiverURL
@@ -81,6 +82,34 @@ final class ConsoleHarness: @unchecked Sendable {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         throw TestError("requests still in flight: \(state.inFlight.values.sorted())")
+    }
+
+    /// Applies answers as they arrive until `condition` holds.
+    func pump(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 15) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
+            if condition(state) { return }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw TestError("condition not met; in flight: \(state.inFlight.values.sorted())")
+    }
+
+    /// Waits until `requests` have finished and hands back their answers unapplied, so a test can
+    /// deliver them later and out of order, as a slow network does.
+    func holdAnswers(of requests: Set<Int>, timeout: TimeInterval = 15) async throws -> [ConsoleAction] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var held: [ConsoleAction] = []
+        while Date() < deadline {
+            held += box.drain()
+            let finished = Set(held.compactMap { action -> Int? in
+                if case .finished(let request) = action { return request }
+                return nil
+            })
+            if requests.isSubset(of: finished) { return held }
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+        throw TestError("requests \(requests.sorted()) did not finish")
     }
 
     func screen(width: Int, height: Int) -> String {

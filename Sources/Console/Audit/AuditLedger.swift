@@ -139,14 +139,23 @@ public final class AuditLedger: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var line = try encoder.encode(entry)
         line.append(0x0A)
-        let fd = open(path, O_WRONLY | O_APPEND)
+        let fd = open(path, O_RDWR | O_APPEND)
         guard fd >= 0 else { throw LedgerError("cannot open the audit ledger at \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard flock(fd, LOCK_EX) == 0 else { throw LedgerError("cannot lock the audit ledger at \(path)") }
         defer { flock(fd, LOCK_UN) }
+        // A line cut short by a crash would swallow this one: start on a line of its own.
+        if Self.endsMidLine(fd) { line.insert(0x0A, at: 0) }
         let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == line.count else { throw LedgerError("the audit ledger at \(path) could not be written (disk full?)") }
         guard fsync(fd) == 0 else { throw LedgerError("the audit ledger at \(path) could not be flushed to disk") }
+    }
+
+    private static func endsMidLine(_ fd: Int32) -> Bool {
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_size > 0 else { return false }
+        var last: UInt8 = 0
+        return pread(fd, &last, 1, status.st_size - 1) == 1 && last != 0x0A
     }
 
     /// Every readable line, in order; `unreadable` counts lines that are not entries (a line cut

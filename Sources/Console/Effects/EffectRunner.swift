@@ -67,11 +67,17 @@ public final class EffectRunner: Sendable {
             }
         case .loadHistory(let request, let anchor, let query, let environment):
             spawn(request) { services, post in
-                post(.paneHistory(request: request, await Self.history(anchor, query, services.scoped(to: environment))))
+                let result = await Self.history(anchor, query, services.scoped(to: environment)) { rows, pages in
+                    post(.historyPage(request: request, rows, pages: pages))
+                }
+                post(.paneHistory(request: request, result))
             }
         case .loadNotifications(let request, let spec):
             spawn(request) { services, post in
-                post(.paneNotifications(request: request, await Self.notifications(spec, services)))
+                let result = await Self.notifications(spec, services) { rows, pages in
+                    post(.notificationsPage(request: request, rows, pages: pages))
+                }
+                post(.paneNotifications(request: request, result))
             }
         case .extend(let request, let target):
             spawn(request) { services, post in
@@ -232,7 +238,10 @@ public final class EffectRunner: Sendable {
                 }
             }
             group.addTask {
-                post(.history(request: request, await history(anchor, TransactionHistoryQuery(sort: .descending), scoped)))
+                let result = await history(anchor, TransactionHistoryQuery(sort: .descending), scoped) { rows, pages in
+                    post(.historyPage(request: request, rows, pages: pages))
+                }
+                post(.history(request: request, result))
             }
             group.addTask {
                 let spec = NotificationRequestSpec(since: 30 * 86_400 - 3600, type: nil, subtype: nil, transactionId: anchor, onlyFailures: false)
@@ -256,14 +265,20 @@ public final class EffectRunner: Sendable {
     }
 
     /// Up to 2,000 transactions (100 pages), newest changes first unless the query says otherwise.
-    static func history(_ anchor: String, _ query: TransactionHistoryQuery, _ services: ConsoleServices) async -> Result<[VerifiedTransaction], DisplayError> {
+    /// `onPage` hears every page but the last, so the list fills while the rest loads and Esc
+    /// keeps what has arrived.
+    static func history(
+        _ anchor: String, _ query: TransactionHistoryQuery, _ services: ConsoleServices,
+        onPage: ([VerifiedTransaction], Int) -> Void = { _, _ in }
+    ) async -> Result<[VerifiedTransaction], DisplayError> {
         do {
             var rows: [VerifiedTransaction] = []
             var pages = 0
             for try await page in services.client.transactionHistoryPages(anyTransactionId: anchor, query: query) {
                 for jws in page.signedTransactions ?? [] { rows.append(await verifyTransaction(jws, services)) }
                 pages += 1
-                if pages >= 100 { break }
+                if pages >= 100 || page.hasMore != true { break }
+                onPage(rows, pages)
             }
             return .success(rows)
         } catch let error as APIError {
@@ -273,7 +288,9 @@ public final class EffectRunner: Sendable {
         }
     }
 
-    static func notifications(_ spec: NotificationRequestSpec, _ services: ConsoleServices) async -> Result<[NotificationRow], DisplayError> {
+    static func notifications(
+        _ spec: NotificationRequestSpec, _ services: ConsoleServices, onPage: ([NotificationRow], Int) -> Void = { _, _ in }
+    ) async -> Result<[NotificationRow], DisplayError> {
         let now = Date()
         var request = NotificationHistoryRequest(startDate: now.addingTimeInterval(-spec.since), endDate: now)
         request.notificationType = spec.type
@@ -282,16 +299,23 @@ public final class EffectRunner: Sendable {
         request.onlyFailures = spec.onlyFailures ? true : nil
         do {
             var rows: [NotificationRow] = []
+            var pages = 0
+            // Newest first: on-call engineers look at what just happened.
+            let newestFirst = { (rows: inout [NotificationRow]) in
+                rows.sort { ($0.payload?.signedDate ?? .distantPast) > ($1.payload?.signedDate ?? .distantPast) }
+            }
             for try await page in services.client.notificationHistoryPages(request: request) {
                 for item in page.notificationHistory ?? [] {
                     let signed = item.signedPayload ?? ""
                     let decoded = await services.verifier.asyncMap { await $0.verifyNotification(signed) }
                     rows.append(NotificationRow(decoded: decoded, signedPayload: signed, attempts: item.sendAttempts ?? []))
                 }
-                if rows.count >= 2_000 { break }
+                pages += 1
+                if rows.count >= 2_000 || page.hasMore != true { break }
+                newestFirst(&rows)
+                onPage(rows, pages)
             }
-            // Newest first: on-call engineers look at what just happened.
-            rows.sort { ($0.payload?.signedDate ?? .distantPast) > ($1.payload?.signedDate ?? .distantPast) }
+            newestFirst(&rows)
             return .success(rows)
         } catch let error as APIError {
             return .failure(DisplayError(error))

@@ -20,6 +20,7 @@ public enum ConsoleReducer {
             return []
         case .finished(let request):
             state.inFlight[request] = nil
+            state.progress[request] = nil
             return []
         case .notice(let text, let isError):
             toast(&state, text, isError: isError)
@@ -152,6 +153,8 @@ public enum ConsoleReducer {
         case "app.lookup":
             state.pane = .customer
             state.focus = .lookupInput
+            // The last ID comes back selected: typing replaces it, arrows keep it for editing.
+            state.lookupInput = TextInputState(text: state.lookupInput.text, maxLength: 64, selected: true)
         case "app.command":
             state.focus = .commandLine
             state.commandInput = TextInputState(maxLength: 256)
@@ -209,11 +212,20 @@ public enum ConsoleReducer {
         }
     }
 
+    /// Stops every read in flight. A write is never cut off: it may already be with Apple, and
+    /// cancelling it would only hide its outcome, so it runs to its answer (or its deadline).
     static func cancelAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        let requests = state.inFlight.keys.sorted()
-        state.inFlight = [:]
+        let requests = state.inFlight.keys.filter { state.extensionsInFlight[$0] == nil }.sorted()
+        for request in requests {
+            state.inFlight[request] = nil
+            state.progress[request] = nil
+        }
         CustomerReducer.markCancelled(&state)
-        toast(&state, "Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s").")
+        var words = "Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s")."
+        if let write = state.extensionsInFlight.values.first {
+            words += " The extension of \(write.target.subject) is already on its way and is not cancelled: its result will show here."
+        }
+        toast(&state, words, lasting: 60)
         return requests.map { .cancel(request: $0) }
     }
 

@@ -39,6 +39,7 @@ enum CustomerReducer {
         state.focus = .content
         state.lastError = nil
         state.transactionsPane = .idle
+        state.partialNote[.transactions] = nil
         state.extendForm = nil
         if state.overlay == .extend { state.overlay = nil }
         resetLists(&state)
@@ -72,7 +73,8 @@ enum CustomerReducer {
 
     static func cancelCustomerRequests(_ state: inout ConsoleState) -> [ConsoleEffect] {
         guard let customer = state.customer else { return [] }
-        let open = customer.requests.filter { state.inFlight[$0] != nil }.sorted()
+        // A write in flight runs to its answer; see ConsoleReducer.cancelAll.
+        let open = customer.requests.filter { state.inFlight[$0] != nil && state.extensionsInFlight[$0] == nil }.sorted()
         for request in open { state.inFlight[request] = nil }
         return open.map { .cancel(request: $0) }
     }
@@ -94,6 +96,11 @@ enum CustomerReducer {
         state.customer = customer
         if state.transactionsPane.isLoading { state.transactionsPane = .failed(cancelled) }
         if state.notificationsPane.isLoading { state.notificationsPane = .failed(cancelled) }
+        // What a stopped paging fetched stays, marked incomplete.
+        for pane in state.partialNote.keys {
+            let count = pane == .transactions ? state.transactionsPane.value?.count ?? 0 : state.notificationsPane.value?.count ?? 0
+            state.partialNote[pane] = "stopped after \(count): incomplete, r loads all"
+        }
     }
 
     /// Applies an answer, unless its request was cancelled or replaced.
@@ -132,6 +139,15 @@ enum CustomerReducer {
             guard isCurrent(state, request) else { return [] }
             state.customer?.history = loadable(result)
             state.transactionsPane = loadable(result)
+            pagingEnded(&state, request, .transactions)
+        case .historyPage(let request, let rows, let pages):
+            guard isCurrent(state, request) else { return [] }
+            state.transactionsPane = .loaded(rows)
+            pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
+        case .notificationsPage(let request, let rows, let pages):
+            guard state.inFlight[request] != nil else { return [] }
+            state.notificationsPane = .loaded(rows)
+            pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
         case .customerNotifications(let request, let result):
             guard isCurrent(state, request) else { return [] }
             state.customer?.notifications = loadable(result)
@@ -141,10 +157,13 @@ enum CustomerReducer {
         case .paneHistory(let request, let result):
             guard isCurrent(state, request) else { return [] }
             state.transactionsPane = loadable(result)
-            state.lists[.transactions] = ListState()
+            // Rows shown while it loaded keep their selection; a new query starts at the top.
+            if state.partialNote[.transactions] == nil { state.lists[.transactions] = ListState() }
+            pagingEnded(&state, request, .transactions)
         case .paneNotifications(let request, let result):
             guard state.inFlight[request] != nil else { return [] }
             state.notificationsPane = loadable(result)
+            pagingEnded(&state, request, .notifications)
             var list = state.list(.notifications)
             list.selected = min(list.selected, max(0, (result.value?.count ?? 1) - 1))
             list.detailOpen = false
@@ -168,6 +187,16 @@ enum CustomerReducer {
         }
         if let error = failure(of: action) { state.lastError = error }
         return []
+    }
+
+    static func pagingProgressed(_ state: inout ConsoleState, _ request: Int, _ pane: Pane, rows: Int, pages: Int, noun: String) {
+        state.progress[request] = "\(pages) page\(pages == 1 ? "" : "s"), \(rows) \(noun) so far"
+        state.partialNote[pane] = "first \(rows), loading more"
+    }
+
+    static func pagingEnded(_ state: inout ConsoleState, _ request: Int, _ pane: Pane) {
+        state.progress[request] = nil
+        state.partialNote[pane] = nil
     }
 
     static func loadable<T>(_ result: Result<T, DisplayError>) -> Loadable<T> {

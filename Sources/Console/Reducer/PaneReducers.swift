@@ -5,6 +5,7 @@ import TerminalUI
 enum TransactionsReducer {
     static func load(_ state: inout ConsoleState, anchor: String) -> [ConsoleEffect] {
         state.transactionsPane = .loading
+        state.partialNote[.transactions] = nil
         let request = CustomerReducer.start(&state, "Transaction history \(anchor)")
         return [.loadHistory(request: request, anchorId: anchor, query: state.historyFilters.query, environment: state.customer?.environment)]
     }
@@ -13,6 +14,7 @@ enum TransactionsReducer {
 enum NotificationsReducer {
     static func load(_ state: inout ConsoleState) -> [ConsoleEffect] {
         state.notificationsPane = .loading
+        state.partialNote[.notifications] = nil
         let f = state.notificationFilters
         let request = ConsoleReducer.start(&state, "Notification history")
         let since = min(f.since, state.notificationRetention - 3600)

@@ -13,6 +13,9 @@ public enum ConsoleAction: Sendable {
     case subscriptions(request: Int, Result<[SubscriptionRow], DisplayError>)
     case refunds(request: Int, Result<[VerifiedTransaction], DisplayError>)
     case history(request: Int, Result<[VerifiedTransaction], DisplayError>)
+    /// What a long paging has fetched so far; the final answer follows.
+    case historyPage(request: Int, [VerifiedTransaction], pages: Int)
+    case notificationsPage(request: Int, [NotificationRow], pages: Int)
     case customerNotifications(request: Int, Result<[NotificationRow], DisplayError>)
     case appTransaction(request: Int, Result<VerifiedPayload<AppTransactionPayload>, DisplayError>)
     case paneHistory(request: Int, Result<[VerifiedTransaction], DisplayError>)

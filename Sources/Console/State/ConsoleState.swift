@@ -183,6 +183,10 @@ public struct ConsoleState: Sendable {
     public var extensionsInFlight: [Int: SentExtension] = [:]
 
     public var inFlight: [Int: String] = [:]
+    /// "6 pages, 120 so far": the progress of a paging request, shown after its description.
+    public var progress: [Int: String] = [:]
+    /// A pane listing part of its rows: still loading, or stopped with Esc.
+    public var partialNote: [Pane: String] = [:]
     public var lastError: DisplayError?
     public var toasts: [ToastMessage] = []
     public var tick = 0

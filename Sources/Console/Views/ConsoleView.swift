@@ -86,8 +86,9 @@ public enum ConsoleView {
         } else if let error = state.lastError {
             let text = error.hint.map { "\(error.summary)  Hint: \($0)" } ?? error.summary
             buffer.write(truncating: "✗ " + text, x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.error])
-        } else if let description = state.inFlight.sorted(by: { $0.key < $1.key }).first?.value {
-            buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)…  Esc cancels", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
+        } else if let (request, description) = state.inFlight.sorted(by: { $0.key < $1.key }).first {
+            let progress = state.progress[request].map { " (\($0))" } ?? ""
+            buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  Esc stops", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
         } else if let filter = state.filters[state.pane] {
             buffer.write(truncating: "Filter: \(filter)  (/ to change, Esc to clear)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.muted])
         }

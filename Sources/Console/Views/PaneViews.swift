@@ -7,7 +7,8 @@ enum PaneViews {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let box = area
         let focused = state.focus == .content || state.focus == .filter
-        Block(title: state.pane.title, style: focused ? theme[.borderFocus] : theme[.border], titleStyle: theme[.title]).render(in: box, buffer: &buffer)
+        let title = state.pane.title + (state.partialNote[state.pane].map { " · \($0)" } ?? "")
+        Block(title: title, style: focused ? theme[.borderFocus] : theme[.border], titleStyle: theme[.title]).render(in: box, buffer: &buffer)
         let inner = PaneLayout.inner(box)
         if state.list(state.pane).detailOpen || (state.pane == .inspector && state.inspected.value != nil) {
             if state.pane == .inspector {

@@ -1,0 +1,202 @@
+import AppStoreServerAPI
+import DemoServer
+import Foundation
+import Testing
+
+/// Command-line writes against a demo server started by the test, with the faults a user meets:
+/// an answer that cannot be read, a process killed mid-request, a second run of the same command.
+@Suite(.serialized) struct WriteSafetyTests {
+    /// The active monthly subscription of order MK5TTTVWJH.
+    static let subscription = "2000000400000044"
+
+    /// A demo server plus the files and state folder a command line needs to reach it.
+    struct Bench {
+        let server: DemoServer
+        let folder: URL
+        var stateHome: String { folder.appendingPathComponent("state").path }
+
+        /// `sharing` another bench: the same key, folder and state, another server.
+        static func start(_ faults: DemoFaults, sharing other: Bench? = nil) async throws -> Bench {
+            var configuration = DemoServer.Configuration()
+            configuration.faults = faults
+            configuration.signingKey = other?.server.signingKey
+            let server = try await DemoServer.start(configuration)
+            let folder = other?.folder ?? FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-writes-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("key.p8"))
+            _ = FileManager.default.createFile(
+                atPath: folder.appendingPathComponent("key.p8").path, contents: Data(server.signingKey.pemRepresentation.utf8),
+                attributes: [.posixPermissions: 0o600])
+            try server.rootCertificateDER.write(to: folder.appendingPathComponent("root.der"))
+            return Bench(server: server, folder: folder)
+        }
+
+        var flags: [String] {
+            [
+                "--base-url", server.baseURL.absoluteString, "--environment", "Production", "--issuer-id", DemoServer.issuerId,
+                "--key-id", DemoServer.keyId, "--key-file", folder.appendingPathComponent("key.p8").path, "--bundle-id", DemoServer.bundleId,
+                "--app-apple-id", String(DemoServer.appAppleId), "--root-cert", folder.appendingPathComponent("root.der").path,
+            ]
+        }
+
+        var environment: [String: String] {
+            ["HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "XDG_STATE_HOME": stateHome, "PATH": "/usr/bin:/bin", "COLUMNS": "160"]
+        }
+
+        /// `withProfile`: the flags that reach this server (commands that talk to Apple take them).
+        func process(_ arguments: [String], withProfile: Bool = true) -> (Process, Pipe, Pipe) {
+            let process = Process()
+            process.executableURL = CommandLineTests.binary
+            process.arguments = arguments + (withProfile ? flags : [])
+            process.environment = environment
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            process.standardInput = FileHandle.nullDevice
+            return (process, out, err)
+        }
+
+        func run(_ arguments: [String], withProfile: Bool = true) throws -> CommandLineTests.Run {
+            let (process, out, err) = process(arguments, withProfile: withProfile)
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        }
+
+        /// The subscription's current expiry, read past the faults with a client of the test's own.
+        func expiry() async throws -> Date {
+            var clean = try server.makeClient()
+            for attempt in 0..<5 {
+                do {
+                    clean = try server.makeClient()
+                    let statuses = try await clean.getAllSubscriptionStatuses(anyTransactionId: WriteSafetyTests.subscription)
+                    let jws = try #require(statuses.data?.first?.lastTransactions?.first?.signedTransactionInfo)
+                    let payload = try #require(Base64URL.decode(jws.split(separator: ".")[1]))
+                    let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+                    let ms = try #require(object["expiresDate"] as? Double)
+                    return Date(timeIntervalSince1970: ms / 1000)
+                } catch where attempt < 4 {
+                    continue
+                }
+            }
+            throw WriteSafetyError.noReadableStatus
+        }
+
+        func stop() async {
+            await server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    static let extend = ["extend", subscription, "--days", "7", "--reason", "service-issue", "--yes", "--json"]
+
+    func effectiveDate(_ run: CommandLineTests.Run) throws -> Date {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], "\(run.stdout)\n\(run.stderr)")
+        let ms = try #require(object["effectiveDateMs"] as? Double)
+        return Date(timeIntervalSince1970: ms / 1000)
+    }
+
+    func requestIdentifier(in stderr: String) -> String? {
+        stderr.split(separator: "\n").first { $0.hasPrefix("Request identifier: ") }.map { String($0.dropFirst("Request identifier: ".count)) }
+    }
+
+    @Test func killedMidRequestAndRunAgainExtendsOnce() async throws {
+        var faults = DemoFaults()
+        faults.latency = 1.5
+        let bench = try await Bench.start(faults)
+        defer { Task { await bench.stop() } }
+        let before = try await bench.expiry()
+
+        // The first run is killed while its request is on the way.
+        let (first, _, err) = bench.process(Self.extend)
+        try first.run()
+        var printed = ""
+        let deadline = Date().addingTimeInterval(20)
+        while requestIdentifier(in: printed) == nil, Date() < deadline {
+            let chunk = err.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            printed += String(decoding: chunk, as: UTF8.self)
+        }
+        let identifier = try #require(requestIdentifier(in: printed), "the identifier is printed before the request leaves: \(printed)")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        // The server still applies what it received.
+        try await Task.sleep(nanoseconds: 2_000_000_000)
+
+        let again = try bench.run(Self.extend)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(requestIdentifier(in: again.stderr) == identifier, "the second run re-sends the first run's identifier")
+        #expect(again.stderr.contains("has no known outcome: re-sending it with the same request identifier"))
+        let after = try await bench.expiry()
+        #expect(after.timeIntervalSince(before) == 7 * 86_400, "extended once by 7 days, not twice")
+        #expect(try effectiveDate(again) == after)
+
+        // The ledger holds the intent, the re-send and one outcome, under the command line.
+        let audit = try bench.run(["audit", "--json"], withProfile: false)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])
+        let writes = try #require(listing["writes"] as? [[String: Any]])
+        #expect(writes.count == 1)
+        #expect(writes.first?["requestIdentifier"] as? String == identifier)
+        #expect(writes.first?["source"] as? String == "command-line")
+        #expect((writes.first?["state"] as? String)?.hasPrefix("applied") == true)
+        #expect(try bench.run(["audit", "--unresolved", "--json"], withProfile: false).stdout.contains(identifier) == false)
+    }
+
+    @Test func unreadableAnswerSaysItMayHaveBeenAppliedAndARerunAppliesOnce() async throws {
+        // Request 1 is the test's own read; request 2, the extension, gets half a body.
+        var faults = DemoFaults()
+        faults.truncatedEvery = 2
+        let bench = try await Bench.start(faults)
+        defer { Task { await bench.stop() } }
+        let before = try await bench.expiry()
+
+        let first = try bench.run(Self.extend)
+        #expect(first.status == 5)
+        let identifier = try #require(requestIdentifier(in: first.stderr))
+        #expect(first.stderr.contains("may have been applied"))
+        #expect(first.stderr.contains(identifier))
+        #expect(first.stderr.contains("iapdesk status"))
+        #expect(!first.stderr.lowercased().contains("base url"), "an unreadable answer to a write is not blamed on the base URL")
+
+        // A different write for the same subscription is refused while the first is open.
+        let other = try bench.run(["extend", Self.subscription, "--days", "30", "--reason", "service-issue", "--yes"])
+        #expect(other.status == 9)
+        #expect(other.stderr.contains(identifier))
+
+        let again = try bench.run(Self.extend)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(requestIdentifier(in: again.stderr) == identifier)
+        #expect(try effectiveDate(again).timeIntervalSince(before) == 7 * 86_400, "Apple's answer to the re-send is the first extension's")
+    }
+
+    @Test func writesOfAnotherServerAreNotReused() async throws {
+        var faults = DemoFaults()
+        faults.truncatedEvery = 1
+        let bench = try await Bench.start(faults)
+        defer { Task { await bench.stop() } }
+        let first = try bench.run(Self.extend)
+        #expect(first.status == 5)
+        let identifier = try #require(requestIdentifier(in: first.stderr))
+
+        // Same state folder and profile flags, another server: its ledger line belongs to another account.
+        let moved = try await Bench.start(DemoFaults(), sharing: bench)
+        defer { Task { await moved.server.stop() } }
+        let run = try moved.run(Self.extend)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(requestIdentifier(in: run.stderr) != identifier)
+        #expect(!run.stderr.contains("re-sending"))
+        // The first account's write stays open, listed with its own base URL.
+        let open = try moved.run(["audit", "--unresolved", "--json"], withProfile: false)
+        #expect(open.stdout.contains(identifier))
+        #expect(open.stdout.contains(bench.server.baseURL.absoluteString))
+    }
+}
+
+enum WriteSafetyError: Error {
+    case noReadableStatus
+}
