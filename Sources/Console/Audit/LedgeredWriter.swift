@@ -32,7 +32,10 @@ public struct WriteContext: Sendable {
     /// The agent's login name, for the ledger.
     public static var loginName: String {
         let environment = ProcessInfo.processInfo.environment
-        return environment["USER"] ?? environment["LOGNAME"] ?? "unknown"
+        if let name = environment["USER"] ?? environment["LOGNAME"], !name.isEmpty { return name }
+        // Started without a login environment (a service, tmux with a cleared environment).
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "uid \(getuid())"
     }
 }
 

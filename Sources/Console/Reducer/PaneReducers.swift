@@ -191,7 +191,10 @@ enum WriteResultReducer {
                 if response.success == false {
                     ConsoleReducer.toast(&state, "Apple answered but did not apply the extension of \(subject).", isError: true)
                 } else {
-                    ConsoleReducer.toast(&state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).")
+                    // A re-send at start reports as long as its announcement did.
+                    ConsoleReducer.toast(
+                        &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).",
+                        lasting: sent.target.isResend ? 100 : nil)
                 }
                 refresh = sameCustomer
             case .refused(let error):

@@ -163,11 +163,11 @@ enum ExtendOverlay {
         row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
         switch form.earlier {
         case .idle, .loading:
-            row("Last 365 days", "\(Spinner.frame(state.tick)) counting earlier extensions in Apple's notification history…", .info)
+            row("Extensions", "\(Spinner.frame(state.tick)) counting earlier extensions in Apple's notification history…", .info)
         case .failed(let error):
-            row("Last 365 days", "unknown: \(error.summary)", .warning)
+            row("Extensions", "unknown: \(error.summary)", .warning)
         case .loaded(let count):
-            row("Last 365 days", "\(count.summary) (Apple allows 2)", count.total >= 2 ? .error : .modal)
+            row("Extensions", "\(count.summary) (Apple allows 2 a year)", count.total >= 2 ? .error : .modal)
         }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
         lines.append([])

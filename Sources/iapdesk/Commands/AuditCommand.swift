@@ -39,6 +39,7 @@ struct AuditListCommand: AsyncParsableCommand {
             if writes.isEmpty { printer.text("No writes\(unresolved ? " with an unknown outcome" : "") in \(ledger.path).") }
             var table = TextTable()
             table.headers = ["STARTED", "WRITE", "FOR", "PROFILE", "ENVIRONMENT", "BY", "FROM", "STATE", "REQUEST ID"]
+            table.keepWhole = [8]
             for record in writes {
                 let intent = record.intent
                 table.add([

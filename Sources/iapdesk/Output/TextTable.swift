@@ -4,6 +4,8 @@ import Foundation
 struct TextTable {
     var headers: [String]
     var rows: [[String]] = []
+    /// Columns never cut, such as IDs a user copies: the others give way instead.
+    var keepWhole: Set<Int> = []
 
     init(_ headers: String...) {
         self.headers = headers
@@ -20,7 +22,8 @@ struct TextTable {
         let gap = 2
         let available = max(width, headers.count * 4)
         while widths.reduce(0, +) + gap * (widths.count - 1) > available {
-            guard let widest = widths.indices.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 else { break }
+            let cuttable = widths.indices.filter { !keepWhole.contains($0) }
+            guard let widest = cuttable.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 else { break }
             widths[widest] -= 1
         }
         func line(_ cells: [String]) -> String {
