@@ -37,22 +37,37 @@ struct AuditListCommand: AsyncParsableCommand {
             let printer = Printer(json: json)
             printer.emit(["ledger": ledger.path, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
             if writes.isEmpty { printer.text("No writes\(unresolved ? " with an unknown outcome" : "") in \(ledger.path).") }
-            var table = TextTable()
-            table.headers = ["STARTED", "WRITE", "FOR", "PROFILE", "ENVIRONMENT", "BY", "FROM", "STATE", "REQUEST ID"]
-            table.keepWhole = [8]
-            for record in writes {
-                let intent = record.intent
-                table.add([
-                    DisplayFormat.date(intent.time), intent.write, intent.subject ?? intent.path, intent.account?.profile ?? "?",
-                    intent.account.map { AppStoreEnvironment($0.environment).label } ?? "?", intent.agent ?? "?",
-                    intent.source?.rawValue ?? "?", record.stateLabel, record.requestIdentifier,
-                ])
-            }
-            if !writes.isEmpty { printer.text(table.render()) }
+            if !writes.isEmpty { printer.text(Self.render(writes, width: TerminalInfo.width)) }
             if unreadable > 0 {
                 FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.path) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
             }
         }
+    }
+
+    /// A table when it fits; otherwise one block per write, so nothing a user reads is cut.
+    static func render(_ writes: [WriteRecord], width: Int) -> String {
+        var table = TextTable()
+        table.headers = ["STARTED", "WRITE", "FOR", "PROFILE", "ENVIRONMENT", "BY", "FROM", "STATE", "REQUEST ID"]
+        table.keepWhole = [8]
+        for record in writes {
+            let intent = record.intent
+            table.add([
+                DisplayFormat.date(intent.time), intent.write, intent.subject ?? intent.path, intent.account?.profile ?? "?",
+                intent.account.map { AppStoreEnvironment($0.environment).label } ?? "?", intent.agent ?? "?",
+                intent.source?.rawValue ?? "?", record.stateLabel, record.requestIdentifier,
+            ])
+        }
+        let rendered = table.render(width: width)
+        if rendered.split(separator: "\n").allSatisfy({ !$0.contains("…") }) { return rendered }
+        return writes.map { record in
+            let intent = record.intent
+            let account = intent.account.map { "\($0.profile) · \(AppStoreEnvironment($0.environment).label)" } ?? "unknown account"
+            return """
+                \(record.requestIdentifier)  \(record.stateLabel)
+                  \(intent.write) for \(intent.subject ?? intent.path)
+                  \(account) · by \(intent.agent ?? "?") from \(intent.source?.rawValue ?? "?") · \(DisplayFormat.date(intent.time))
+                """
+        }.joined(separator: "\n\n")
     }
 
     static func object(_ record: WriteRecord) -> [String: Any?] {

@@ -35,6 +35,14 @@ struct ConsoleCommand: AsyncParsableCommand {
 
     @OptionGroup var console: ConsoleOptions
     @OptionGroup var global: GlobalOptions
+    /// Whatever follows `iapdesk` that is not a command lands here, so it can be named.
+    @Argument(help: .hidden) var unknown: [String] = []
+
+    func validate() throws {
+        guard let word = unknown.first else { return }
+        let commands = IAPDesk.configuration.subcommands.map { $0._commandName }
+        throw ValidationError("iapdesk has no command \"\(word)\". Commands: \(commands.joined(separator: ", ")). See iapdesk --help.")
+    }
 
     @MainActor
     func run() async throws {

@@ -21,8 +21,12 @@ struct TextTable {
         }
         let gap = 2
         let available = max(width, headers.count * 4)
+        let whole = keepWhole.union(headers.indices.filter { column in
+            let cells = rows.compactMap { column < $0.count ? $0[column] : nil }.filter { !$0.isEmpty && $0 != "-" }
+            return !cells.isEmpty && cells.allSatisfy(Self.isIdentifierOrDate)
+        })
         while widths.reduce(0, +) + gap * (widths.count - 1) > available {
-            let cuttable = widths.indices.filter { !keepWhole.contains($0) }
+            let cuttable = widths.indices.filter { !whole.contains($0) }
             guard let widest = cuttable.max(by: { widths[$0] < widths[$1] }), widths[widest] > 4 else { break }
             widths[widest] -= 1
         }
@@ -38,6 +42,13 @@ struct TextTable {
         var output = [line(headers), line(widths.map { String(repeating: "-", count: $0) })]
         output += rows.map(line)
         return output.joined(separator: "\n")
+    }
+}
+
+extension TextTable {
+    /// UUIDs, numeric IDs, order IDs and dates: cut, they are useless to copy or compare.
+    static func isIdentifierOrDate(_ cell: String) -> Bool {
+        cell.range(of: #"^([0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}|[0-9]{1,20}|[A-Z0-9]{10}|[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9:]{5,8}( UTC|Z)?)?)$"#, options: .regularExpression) != nil
     }
 }
 
@@ -61,7 +72,8 @@ enum TerminalInfo {
         if let columns = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(columns), value > 20 { return value }
         var size = winsize()
         if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 20 { return Int(size.ws_col) }
-        return 120
+        // Piped into a file or another tool: nothing is cut.
+        return isatty(STDOUT_FILENO) == 1 ? 120 : 10_000
     }
 
     static var inputIsInteractive: Bool { isatty(STDIN_FILENO) == 1 }
