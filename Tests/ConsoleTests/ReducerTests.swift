@@ -9,8 +9,11 @@ import Testing
         ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: readOnly, themeName: "default")
     }
 
+    /// The effects of `keys`, but for remembering recent IDs (tested on its own).
     func send(_ state: inout ConsoleState, _ keys: [Key]) -> [ConsoleEffect] {
-        keys.flatMap { ConsoleReducer.reduce(&state, .key($0)) }
+        keys.flatMap { ConsoleReducer.reduce(&state, .key($0)) }.filter {
+            if case .saveRecentLookups = $0 { return false } else { return true }
+        }
     }
 
     func type(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
@@ -53,6 +56,48 @@ import Testing
         #expect(state.lookupInput.text == "not an id!")
         _ = send(&state, [.paste(String(repeating: "x", count: 10_000))])
         #expect(state.lookupInput.text.count == 64)
+    }
+
+    @Test func newLookupsStartEmptyAndUpRecallsRecentIDs() {
+        var state = fresh()
+        state.recentLookups = ["2000000400000044"]
+        _ = type(&state, "mk5tttvwjh")
+        let effects = ConsoleReducer.reduce(&state, .key(.enter))
+        #expect(effects.contains(.saveRecentLookups(["MK5TTTVWJH", "2000000400000044"])))
+        // Esc in the content never enters the field; i does, empty.
+        _ = send(&state, [.escape, .escape])
+        #expect(state.focus == .content)
+        _ = send(&state, [.character("q")])
+        #expect(state.shouldQuit, "q quits from the content, never lands in the field")
+        #expect(state.lookupInput.text == "MK5TTTVWJH")
+        var next = state
+        next.shouldQuit = false
+        next.focus = .content
+        _ = send(&next, [.character("i")])
+        #expect(next.focus == .lookupInput)
+        #expect(next.lookupInput.text.isEmpty)
+        _ = send(&next, [.up])
+        #expect(next.lookupInput.text == "MK5TTTVWJH")
+        _ = send(&next, [.up, .up])
+        #expect(next.lookupInput.text == "2000000400000044")
+        _ = send(&next, [.down])
+        #expect(next.lookupInput.text == "MK5TTTVWJH")
+        _ = send(&next, [.down])
+        #expect(next.lookupInput.text.isEmpty)
+        // Looking up the newest again saves nothing new.
+        _ = type(&next, "MK5TTTVWJH")
+        #expect(!ConsoleReducer.reduce(&next, .key(.enter)).contains { if case .saveRecentLookups = $0 { return true } else { return false } })
+    }
+
+    @Test func recentLookupsAreKeptPerProfile() throws {
+        let folder = NSTemporaryDirectory() + "iapdesk-recent-\(UUID().uuidString)"
+        let support = RecentLookups(stateDirectory: folder, profile: "support")
+        try support.save(RecentLookups.adding("B", to: ["A"]))
+        #expect(support.load() == ["B", "A"])
+        #expect(RecentLookups(stateDirectory: folder, profile: "../support").load().isEmpty)
+        #expect(RecentLookups(stateDirectory: folder, profile: "../support").path.hasPrefix(folder + "/recent/"))
+        #expect(RecentLookups(stateDirectory: folder, profile: "staging").load().isEmpty)
+        #expect(RecentLookups.adding("x", to: (0..<30).map(String.init)).count == RecentLookups.limit)
     }
 
     @Test func sandboxRefusesOrderLookupWithoutARequest() {

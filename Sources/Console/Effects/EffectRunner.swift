@@ -34,12 +34,15 @@ public final class EffectRunner: Sendable {
     private let makeServices: @Sendable (AppStoreEnvironment) throws -> ConsoleServices
     private let post: @Sendable (ConsoleAction) -> Void
     private let tasks = Mutex<[Int: Task<Void, Never>]>([:])
+    private let recentLookups: RecentLookups?
 
     public init(
         services: ConsoleServices,
         makeServices: @escaping @Sendable (AppStoreEnvironment) throws -> ConsoleServices,
+        recentLookups: RecentLookups? = nil,
         post: @escaping @Sendable (ConsoleAction) -> Void
     ) {
+        self.recentLookups = recentLookups
         self.services = Mutex(services)
         self.makeServices = makeServices
         self.post = post
@@ -151,6 +154,9 @@ public final class EffectRunner: Sendable {
             } catch {
                 post(.environmentChanged(.failure(DisplayError(summary: "Cannot switch to \(environment.label): \(error)"))))
             }
+        case .saveRecentLookups(let ids):
+            // Only saves typing: a failure is not worth interrupting the agent for.
+            try? recentLookups?.save(ids)
         case .copy, .setTheme, .quit:
             break
         }

@@ -93,8 +93,19 @@ public enum ConsoleReducer {
         case .tab, .backTab:
             state.focus = .content
             return switchPane(&state, by: key == .tab ? 1 : -1)
+        case .up:
+            guard !state.recentLookups.isEmpty else { return [] }
+            let index = min((state.recallIndex ?? -1) + 1, state.recentLookups.count - 1)
+            state.recallIndex = index
+            state.lookupInput = TextInputState(text: state.recentLookups[index], maxLength: 64)
+            return []
         case .down:
-            state.focus = .content
+            guard let index = state.recallIndex else {
+                state.focus = .content
+                return []
+            }
+            state.recallIndex = index > 0 ? index - 1 : nil
+            state.lookupInput = TextInputState(text: state.recallIndex.map { state.recentLookups[$0] } ?? "", maxLength: 64)
             return []
         case .character(":"):
             // IDs never contain ':' or '?', so these keep their meaning while the field has focus.
@@ -153,8 +164,9 @@ public enum ConsoleReducer {
         case "app.lookup":
             state.pane = .customer
             state.focus = .lookupInput
-            // The last ID comes back selected: typing replaces it, arrows keep it for editing.
-            state.lookupInput = TextInputState(text: state.lookupInput.text, maxLength: 64, selected: true)
+            // A new lookup starts empty; ↑ brings back recent IDs.
+            state.lookupInput = TextInputState(maxLength: 64)
+            state.recallIndex = nil
         case "app.command":
             state.focus = .commandLine
             state.commandInput = TextInputState(maxLength: 256)
@@ -165,9 +177,8 @@ public enum ConsoleReducer {
                 return cancelAll(&state)
             } else if state.filters[state.pane] != nil {
                 state.filters[state.pane] = nil
-            } else if state.pane == .customer {
-                state.focus = .lookupInput
             }
+            // Esc never enters a field: i and / do.
         case "app.refresh": return refresh(&state)
         case "list.filter":
             state.focus = .filter

@@ -10,7 +10,7 @@ enum CustomerReducer {
             ConsoleReducer.fail(&state, DisplayError(summary: reason))
             return []
         case .orderId(let order):
-            var effects = begin(&state, query: order)
+            var effects = begin(&state, query: order) + remember(&state, order)
             state.customer?.order = .loading
             guard state.environment == .production else {
                 state.customer?.order = .failed(DisplayError(
@@ -22,10 +22,17 @@ enum CustomerReducer {
             effects.append(.lookUpOrder(request: request, orderId: order))
             return effects
         case .transactionId(let id):
-            var effects = begin(&state, query: id)
+            var effects = begin(&state, query: id) + remember(&state, id)
             effects += loadCustomer(&state, anchor: id, includeTransaction: true)
             return effects
         }
+    }
+
+    static func remember(_ state: inout ConsoleState, _ id: String) -> [ConsoleEffect] {
+        state.recallIndex = nil
+        guard state.recentLookups.first != id else { return [] }
+        state.recentLookups = RecentLookups.adding(id, to: state.recentLookups)
+        return [.saveRecentLookups(state.recentLookups)]
     }
 
     /// A new customer replaces the one on screen: what was asked for the old one is cancelled and

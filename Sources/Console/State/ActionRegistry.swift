@@ -49,6 +49,7 @@ public enum ActionRegistry {
         ConsoleCommand(id: "detail.fold", title: "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, dangerous: false, inFooter: true),
         ConsoleCommand(id: "input.submit", title: "Submit", keys: [.enter], context: .input, dangerous: false, inFooter: true),
         ConsoleCommand(id: "input.clear", title: "Clear", keys: [.control("u")], context: .input, dangerous: false, inFooter: true),
+        ConsoleCommand(id: "input.recall", title: "Recent IDs", keys: [.up, .down], context: .input, dangerous: false, inFooter: false),
     ]
 
     public static func command(_ id: String) -> ConsoleCommand { all.first { $0.id == id }! }

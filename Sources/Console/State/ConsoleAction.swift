@@ -53,6 +53,7 @@ public enum ConsoleEffect: Sendable, Equatable {
     case inspect(request: Int, text: String)
     case cancel(request: Int)
     case copy(String)
+    case saveRecentLookups([String])
     case setTheme(String)
     case switchEnvironment(AppStoreEnvironment)
     case quit

@@ -182,6 +182,10 @@ public struct ConsoleState: Sendable {
     /// Extensions on their way, by request: what each is for, to report its result in words.
     public var extensionsInFlight: [Int: SentExtension] = [:]
 
+    /// IDs looked up lately, newest first; ↑ in the lookup field walks them.
+    public var recentLookups: [String] = []
+    /// Which recent ID the lookup field shows while ↑/↓ walk them.
+    public var recallIndex: Int?
     public var inFlight: [Int: String] = [:]
     /// "6 pages, 120 so far": the progress of a paging request, shown after its description.
     public var progress: [Int: String] = [:]

@@ -75,6 +75,8 @@ enum ConsoleLauncher {
         var state = ConsoleState(
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
+        let recent = RecentLookups(stateDirectory: loader.stateDirectory, profile: session.profile.name)
+        state.recentLookups = recent.load()
         let inbox = try Inbox()
         let demo = session.demo
         let profileServices = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes)
@@ -90,6 +92,7 @@ enum ConsoleLauncher {
                 }
                 return profileServices
             },
+            recentLookups: recent,
             post: { inbox.post($0) })
         var effects: [ConsoleEffect] = []
         if let writes {
