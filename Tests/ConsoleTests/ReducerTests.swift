@@ -280,6 +280,10 @@ import Testing
         #expect(PaneRows.count(state, .notifications) == 1)
         _ = send(&state, [.enter, .character("G")])
         #expect(state.list(.notifications).selected == 0)
+        #expect(PaneRows.total(state, .notifications) == 3)
+        let backend = HeadlessBackend(width: 100, height: 24)
+        Terminal(backend: backend).draw { area, buffer in ConsoleView.render(state, theme: .fallback, area: area, buffer: &buffer) }
+        #expect(backend.text.contains("Filter: refund · 1 of 3 notifications"))
         _ = send(&state, [.escape])
         #expect(PaneRows.count(state, .notifications) == 3)
         ConsoleReducer.toast(&state, "hello")

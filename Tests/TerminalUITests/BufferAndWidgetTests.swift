@@ -9,6 +9,14 @@ import Testing
         #expect(TextWidth.of("🚀") == 2)
         #expect(TextWidth.truncate("com.iapdesk.demo.pro.monthly", to: 10) == "com.iapde…")
         #expect(TextWidth.truncate("山田太郎", to: 5) == "山田…")
+        // Product IDs keep both ends, so coins.100 and coins.1000 stay distinct.
+        let short = TextWidth.truncateMiddle("com.iapdesk.demo.coins.100", to: 16)
+        let long = TextWidth.truncateMiddle("com.iapdesk.demo.coins.1000", to: 16)
+        #expect(TextWidth.of(short) == 16 && TextWidth.of(long) == 16)
+        #expect(short != long)
+        #expect(short.hasSuffix("coins.100") && long.hasSuffix("oins.1000"))
+        #expect(TextWidth.truncateMiddle("山田太郎山田太郎", to: 7).hasSuffix("太郎"))
+        #expect(TextWidth.of(TextWidth.truncateMiddle("山田太郎山田太郎", to: 7)) <= 7)
         #expect(TextWidth.sanitize("a\u{1B}[31mb\tc") == "a [31mb c")
     }
 

@@ -78,7 +78,7 @@ public enum DisplayFormat {
         case ..<60: text = "\(Int(magnitude)) s"
         case ..<3600: text = "\(Int(magnitude / 60)) min"
         case ..<172_800: text = "\(Int(magnitude / 3600)) h"
-        default: text = "\(Int(magnitude / 86_400)) days"
+        default: text = "\(Int((magnitude / 86_400).rounded())) days"
         }
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }

@@ -197,6 +197,8 @@ public enum ConsoleReducer {
 
     /// Loads what a pane needs the first time it is shown.
     static func paneOpened(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        // An error belongs to where it happened; the pane shows its own failures.
+        state.lastError = nil
         switch state.pane {
         case .customer:
             if state.customer == nil { state.focus = .lookupInput }

@@ -5,7 +5,7 @@ enum MouseReducer {
     static func click(_ state: inout ConsoleState, x: Int, y: Int) -> [ConsoleEffect] {
         guard state.overlay == nil else { return [] }
         if y == PaneLayout.tabRow {
-            guard let index = Tabs.index(at: x, titles: Pane.allCases.map(\.title), width: state.screenWidth),
+            guard let index = Tabs.index(at: x, titles: Pane.tabTitles(width: state.screenWidth), width: state.screenWidth),
                   let pane = Pane(rawValue: index) else { return [] }
             state.pane = pane
             return ConsoleReducer.paneOpened(&state)

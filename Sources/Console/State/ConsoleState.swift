@@ -17,6 +17,24 @@ public enum Pane: Int, CaseIterable, Sendable {
         case .inspector: return "Inspector"
         }
     }
+
+    /// The tab label when the full titles do not fit (80 columns).
+    public var shortTitle: String {
+        switch self {
+        case .subscriptions: return "Subs"
+        case .transactions: return "History"
+        case .notifications: return "Notifs"
+        case .inspector: return "Inspect"
+        default: return title
+        }
+    }
+
+    /// Tab labels for a screen `width` wide: full titles when they fit, else the short ones.
+    public static func tabTitles(width: Int) -> [String] {
+        let full = allCases.map(\.title)
+        let needed = full.map { TextWidth.of($0) + 4 }.reduce(0, +)
+        return needed <= width ? full : allCases.map(\.shortTitle)
+    }
 }
 
 /// Everything one looked-up customer is made of; each part loads on its own.

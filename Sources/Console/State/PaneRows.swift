@@ -36,6 +36,13 @@ public enum PaneRows {
         }
     }
 
+    /// Rows of `pane` before its `/` filter.
+    public static func total(_ state: ConsoleState, _ pane: Pane) -> Int {
+        var unfiltered = state
+        unfiltered.filters[pane] = nil
+        return count(unfiltered, pane)
+    }
+
     /// The ID `y` copies from the selected row.
     public static func selectedID(_ state: ConsoleState, _ pane: Pane) -> String? {
         let index = state.list(pane).selected

@@ -18,7 +18,7 @@ public enum ConsoleView {
         }
         let rows = PaneLayout.rows(area)
         topBar(state, theme, rows[0], &buffer)
-        Tabs(titles: Pane.allCases.map(\.title), selected: state.pane.rawValue, style: theme[.muted], selectedStyle: theme[.selection])
+        Tabs(titles: Pane.tabTitles(width: rows[1].width), selected: state.pane.rawValue, style: theme[.muted], selectedStyle: theme[.selection])
             .render(in: rows[1], buffer: &buffer)
         Breadcrumbs(parts: breadcrumbs(state), style: theme[.muted], lastStyle: theme[.accent]).render(in: rows[2].inset(horizontal: 1), buffer: &buffer)
         PaneViews.render(state, theme, rows[3], &buffer)
@@ -90,7 +90,9 @@ public enum ConsoleView {
             let progress = state.progress[request].map { " (\($0))" } ?? ""
             buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  Esc stops", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
         } else if let filter = state.filters[state.pane] {
-            buffer.write(truncating: "Filter: \(filter)  (/ to change, Esc to clear)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.muted])
+            let noun = state.pane == .subscriptions ? "subscriptions" : state.pane == .notifications ? "notifications" : "transactions"
+            let shown = "\(PaneRows.count(state, state.pane)) of \(PaneRows.total(state, state.pane)) \(noun)"
+            buffer.write(truncating: "Filter: \(filter) · \(shown)  (/ to change, Esc to clear)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.muted])
         }
     }
 

@@ -155,7 +155,7 @@ enum RefundsView {
         if PaneViews.placeholder(customer.refunds, empty: "No refunds for this customer.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
         let rows = PaneRows.transactions(state, .refunds)
         let list = state.list(.refunds)
-        Table(columns: [.init("REFUNDED", .length(17)), .init("PRODUCT", .fill(3)), .init("PRICE", .length(11), alignRight: true),
+        Table(columns: [.init("REFUNDED", .length(17)), .init("PRODUCT", .fill(3), cut: .middle), .init("PRICE", .length(11), alignRight: true),
                         .init("REASON", .fill(2)), .init("TYPE", .length(16)), .init("SHARE", .length(6), alignRight: true), .init("✓", .length(2))],
               rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in

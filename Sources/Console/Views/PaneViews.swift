@@ -69,7 +69,7 @@ enum PaneViews {
 
     static func transactionTable(_ rows: [VerifiedTransaction], list: ListState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer, revocation: Bool = true) {
         let wide = area.width >= 110
-        var columns: [Table.Column] = [.init("PRODUCT", .fill(3)), .init("TYPE", .length(wide ? 13 : 8)), .init("PURCHASED", .length(wide ? 20 : 10)),
+        var columns: [Table.Column] = [.init("PRODUCT", .fill(3), cut: .middle), .init("TYPE", .length(wide ? 13 : 8)), .init("PURCHASED", .length(wide ? 20 : 10)),
                                        .init("PRICE", .length(12), alignRight: true)]
         if wide { columns.insert(.init("TRANSACTION", .length(16)), at: 0) }
         if wide { columns.append(.init("OWNER", .length(9))) }

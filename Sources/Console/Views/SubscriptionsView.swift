@@ -12,7 +12,7 @@ enum SubscriptionsView {
         let rows = PaneRows.subscriptions(state)
         let list = state.list(.subscriptions)
         let table = PaneLayout.table(state, in: area) ?? area
-        Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3)), .init("STATUS", .length(13)), .init("RENEWS/ENDS", .length(11)),
+        Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3), cut: .middle), .init("STATUS", .length(13)), .init("RENEWS/ENDS", .length(11)),
                         .init("AUTO", .length(4)), .init("✓", .length(2))],
               rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in

@@ -60,6 +60,25 @@ public enum TextWidth {
         return ellipsis ? result + "…" : result
     }
 
+    /// `text` cut to `width` cells in the middle, with "…" where the cut is; the end, where IDs
+    /// differ, keeps two thirds.
+    public static func truncateMiddle(_ text: String, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        if of(text) <= width { return text }
+        guard width > 4 else { return truncate(text, to: width) }
+        let characters = Array(text)
+        let tailRoom = (width - 1) * 2 / 3
+        var tail: [Character] = []
+        var used = 0
+        for character in characters.reversed() {
+            let w = of(character)
+            if used + w > tailRoom { break }
+            tail.insert(character, at: 0)
+            used += w
+        }
+        return truncate(String(characters.dropLast(tail.count)), to: width - used - 1, ellipsis: false) + "…" + String(tail)
+    }
+
     /// Text made safe to draw: control characters become spaces, emoji presentation selectors,
     /// joiners and skin-tone modifiers go (terminals disagree on their widths).
     public static func sanitize(_ text: String) -> String {

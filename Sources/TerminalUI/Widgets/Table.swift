@@ -1,13 +1,22 @@
 /// A table that draws only the rows it shows, so ten thousand rows cost what forty do.
 public struct Table: Widget {
     public struct Column: Sendable {
+        /// Where a cell too wide for its column is cut.
+        public enum Cut: Sendable {
+            case end
+            /// Keeps both ends: com.example.coins.100 and coins.1000 stay distinct.
+            case middle
+        }
+
         public var title: String
         public var width: Constraint
         public var alignRight: Bool
-        public init(_ title: String, _ width: Constraint, alignRight: Bool = false) {
+        public var cut: Cut
+        public init(_ title: String, _ width: Constraint, alignRight: Bool = false, cut: Cut = .end) {
             self.title = title
             self.width = width
             self.alignRight = alignRight
+            self.cut = cut
         }
     }
 
@@ -54,7 +63,8 @@ public struct Table: Widget {
             var x = area.x
             for (index, column) in columns.enumerated() {
                 let width = widths[index]
-                let text = index < cells.count ? TextWidth.truncate(TextWidth.sanitize(cells[index]), to: width) : ""
+                let cell = index < cells.count ? TextWidth.sanitize(cells[index]) : ""
+                let text = column.cut == .middle ? TextWidth.truncateMiddle(cell, to: width) : TextWidth.truncate(cell, to: width)
                 let pad = column.alignRight ? max(0, width - TextWidth.of(text)) : 0
                 buffer.write(text, x: x + pad, y: y, style: style, maxWidth: width - pad)
                 x += width + 1
