@@ -15,6 +15,8 @@ import Testing
             let screen = harness.screen(width: width, height: height)
             #expect(screen.split(separator: "\n", omittingEmptySubsequences: false).count == height)
             if let problem = Snapshot.check(screen, "\(name)-\(width)x\(height)") { Issue.record("\(problem)") }
+            // Styles as well as text: a lost highlight or a wrong colour role fails too.
+            if let problem = Snapshot.check(harness.styles(width: width, height: height), "\(name)-\(width)x\(height).styles") { Issue.record("\(problem)") }
         }
     }
 
