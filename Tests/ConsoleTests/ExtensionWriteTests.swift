@@ -102,4 +102,28 @@ import Testing
         #expect(harness.writes.ledger.unresolved().isEmpty)
         #expect(harness.writes.ledger.entries().last?.outcome == .applied)
     }
+
+    @Test func offersShowAndIneligibleSubscriptionsSayWhyBeforeTheForm() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        // BCF262B24G: in an introductory free trial.
+        try await lookUp(harness, "2000000400001757")
+        let summary = harness.screen(width: 120, height: 36)
+        #expect(summary.contains("Active · free trial until "), "\(summary)")
+        harness.send(.character("4"))
+        let pane = harness.screen(width: 120, height: 36)
+        #expect(pane.contains("Active · trial"))
+        #expect(pane.contains("Current period: Free trial until "))
+        harness.send(.character("e"))
+        #expect(harness.state.overlay == nil)
+        #expect(harness.state.lastError?.summary.contains("free trial (4030004)") == true)
+        #expect(!harness.effects.contains { if case .countExtensions = $0 { return true } else { return false } })
+
+        // HBPWSYX4NB: expired.
+        try await lookUp(harness, "2000000400000339")
+        harness.send(.character("4"))
+        harness.send(.character("e"))
+        #expect(harness.state.overlay == nil)
+        #expect(harness.state.lastError?.summary.contains("Apple extends only active subscriptions; this one is expired") == true)
+    }
 }

@@ -72,14 +72,14 @@ import Testing
         #expect(late.contains { if case .subscriptions(_, .success(let rows)) = $0 { return !rows.isEmpty } else { return false } })
 
         // The second customer (by transaction ID) is looked up and answered before the first's answers arrive.
-        lookUp(harness, "2000000400001578")
+        lookUp(harness, "2000000400000301")
         try await harness.settle()
         for action in late { harness.receive(action) }
 
         let state = harness.state
-        #expect(state.customer?.query == "2000000400001578")
+        #expect(state.customer?.query == "2000000400000301")
         let subscriptions = try #require(state.customer?.subscriptions.value)
-        #expect(subscriptions.map(\.originalTransactionId) == ["2000000400001578"])
+        #expect(subscriptions.map(\.originalTransactionId) == ["2000000400000301"])
         #expect(!shownOriginals(state).contains(Self.first.original))
 
         // e opens the form for the subscription on screen, and the confirmation names it.
@@ -87,8 +87,8 @@ import Testing
         harness.send(.character("e"))
         try await harness.settle()
         let form = try #require(harness.state.extendForm)
-        #expect(form.originalTransactionId == "2000000400001578")
-        #expect(form.subject == "original transaction 2000000400001578")
+        #expect(form.originalTransactionId == "2000000400000301")
+        #expect(form.subject == "original transaction 2000000400000301")
         #expect(form.customerLookup == state.customer?.lookup)
     }
 

@@ -67,6 +67,10 @@ enum ExtendReducer {
             return []
         }
         let row = rows[index]
+        if let refusal = SubscriptionOffer.extensionRefusal(row) {
+            ConsoleReducer.fail(&state, DisplayError(summary: "Not extendable: \(refusal)"))
+            return []
+        }
         let request = CustomerReducer.start(&state, "Count extensions of \(row.originalTransactionId)")
         state.extendForm = ExtendForm(
             originalTransactionId: row.originalTransactionId, productId: row.transaction?.payload?.productId ?? "-",

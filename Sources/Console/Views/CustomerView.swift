@@ -73,7 +73,8 @@ enum CustomerView {
                 var renews = r?.autoRenewStatus == .on ? "renews \(DisplayFormat.day(due))" : "ends \(DisplayFormat.day(t?.expiresDate))"
                 if row.status == .billingRetry || row.status == .billingGracePeriod { renews = "renewal due since \(DisplayFormat.day(due))" }
                 if row.status == .expired || row.status == .revoked { renews = "ended \(DisplayFormat.day(t?.revocationDate ?? t?.expiresDate))" }
-                lines.append([.init("  \(row.status?.label ?? "?")", theme[role]), .init("  \(t?.productId ?? "-")  \(renews)  auto-renew \(r?.autoRenewStatus?.label.lowercased() ?? "-")", theme[.text])])
+                let offer = SubscriptionOffer.current(row).map { " · \($0)" } ?? ""
+                lines.append([.init("  \(row.status?.label ?? "?")\(offer)", theme[role]), .init("  \(t?.productId ?? "-")  \(renews)  auto-renew \(r?.autoRenewStatus?.label.lowercased() ?? "-")", theme[.text])])
                 if let intent = r?.expirationIntent { line("    expired: \(intent.label)", .muted) }
                 if let grace = r?.gracePeriodExpiresDate { line("    grace period until \(DisplayFormat.date(grace))", .warning) }
                 if r?.priceIncreaseStatus == .customerHasNotResponded { line("    price increase not yet accepted", .warning) }

@@ -12,7 +12,7 @@ enum SubscriptionsView {
         let rows = PaneRows.subscriptions(state)
         let list = state.list(.subscriptions)
         let table = PaneLayout.table(state, in: area) ?? area
-        Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3), cut: .middle), .init("STATUS", .length(13)), .init("RENEWS/ENDS", .length(11)),
+        Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3), cut: .middle), .init("STATUS", .length(21)), .init("RENEWS/ENDS", .length(11)),
                         .init("AUTO", .length(4)), .init("✓", .length(2))],
               rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
@@ -21,7 +21,8 @@ enum SubscriptionsView {
             let r = row.renewal?.payload
             let role: ThemeRole = row.status == .active ? .success : (row.status == .expired || row.status == .revoked ? .error : .warning)
             let ok = row.transaction?.status.isVerified != false && row.renewal?.status.isVerified != false
-            return ([row.groupIdentifier, t?.productId ?? "-", row.status?.label ?? "-", DisplayFormat.day(r?.renewalDate ?? t?.expiresDate),
+            let status = (row.status?.label ?? "-") + (SubscriptionOffer.short(row).map { " · \($0)" } ?? "")
+            return ([row.groupIdentifier, t?.productId ?? "-", status, DisplayFormat.day(r?.renewalDate ?? t?.expiresDate),
                      r?.autoRenewStatus == .on ? "on" : "off", ok ? "✓" : "✗"], theme[role])
         }.render(in: table, buffer: &buffer)
         let panel = Rect(x: area.x, y: table.bottom, width: area.width, height: area.bottom - table.bottom)
@@ -38,6 +39,7 @@ enum SubscriptionsView {
             guard let value, value != "-" else { return }
             lines.append([.init("  \(name): ", theme[.muted]), .init(value, theme[role])])
         }
+        field("Current period", SubscriptionOffer.current(row).map { $0.prefix(1).uppercased() + $0.dropFirst() }, .info)
         field("Auto-renew", r?.autoRenewStatus.map { $0 == .on ? "on, to \(r?.autoRenewProductId ?? "-")" : "off" })
         field("Renewal date", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
         field("Renewal price", r?.renewalPrice.map { DisplayFormat.money($0, r?.currency) })
