@@ -100,6 +100,31 @@ import Testing
         #expect(RecentLookups.adding("x", to: (0..<30).map(String.init)).count == RecentLookups.limit)
     }
 
+    @Test func aCutErrorCanBeReadInFull() {
+        var state = fresh()
+        state.focus = .content
+        let hint = "Check the key ID and the issuer ID in App Store Connect, Users and Access, Integrations; a revoked key answers 401 until a new one is configured."
+        ConsoleReducer.fail(&state, DisplayError(summary: "HTTP 401: Apple refused the request token.", hint: hint))
+        func screen() -> String {
+            let backend = HeadlessBackend(width: 80, height: 24)
+            Terminal(backend: backend).draw { area, buffer in ConsoleView.render(state, theme: .fallback, area: area, buffer: &buffer) }
+            return backend.text
+        }
+        #expect(screen().contains("! shows all"))
+        #expect(!screen().contains("until a new one is configured"))
+        _ = send(&state, [.character("!")])
+        #expect(state.overlay == .message)
+        let whole = screen().replacingOccurrences(of: "│", with: " ").split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        #expect(whole.contains("until a new one is configured"))
+        _ = send(&state, [.escape])
+        #expect(state.overlay == nil)
+        // With nothing to show, ! says so.
+        state.lastError = nil
+        _ = send(&state, [.character("!")])
+        #expect(state.overlay == nil)
+        #expect(state.toasts.last?.text == "No error to show.")
+    }
+
     @Test func sandboxRefusesOrderLookupWithoutARequest() {
         var state = fresh()
         state.environment = .sandbox

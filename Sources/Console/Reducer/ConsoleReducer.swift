@@ -71,6 +71,9 @@ public enum ConsoleReducer {
                 return ExtendReducer.handleKey(&state, key)
             case .unresolvedWrite:
                 return UnresolvedWritesReducer.handleKey(&state, key)
+            case .message:
+                if [.escape, .character("!"), .character("q"), .enter].contains(key) { state.overlay = nil }
+                return []
             }
         }
         switch state.focus {
@@ -154,6 +157,8 @@ public enum ConsoleReducer {
             return [.quit]
         case "app.help":
             state.overlay = .help
+        case "app.message":
+            showMessage(&state)
         case "pane.next": return switchPane(&state, by: 1)
         case "pane.previous": return switchPane(&state, by: -1)
         case "pane.jump":
@@ -249,6 +254,14 @@ public enum ConsoleReducer {
         state.nextRequest += 1
         state.inFlight[request] = description
         return request
+    }
+
+    static func showMessage(_ state: inout ConsoleState) {
+        if state.lastError == nil {
+            toast(&state, "No error to show.")
+        } else {
+            state.overlay = .message
+        }
     }
 
     static func toast(_ state: inout ConsoleState, _ text: String, isError: Bool = false, lasting ticks: Int? = nil) {

@@ -87,7 +87,7 @@ enum CustomerReducer {
     }
 
     static func resetLists(_ state: inout ConsoleState) {
-        for pane in [Pane.orders, .refunds, .subscriptions, .transactions] { state.lists[pane] = ListState() }
+        for pane in [Pane.customer, .orders, .refunds, .subscriptions, .transactions] { state.lists[pane] = ListState() }
     }
 
     static func markCancelled(_ state: inout ConsoleState) {

@@ -6,6 +6,19 @@ import TerminalUI
 enum ListNavigation {
     static let page = 10
 
+    /// Lines a scrolling command moves by.
+    static func scroll(_ id: String) -> Int? {
+        switch id {
+        case "list.down": return 1
+        case "list.up": return -1
+        case "list.pageDown": return page
+        case "list.pageUp": return -page
+        case "list.top": return -Int.max / 2
+        case "list.bottom": return Int.max / 2
+        default: return nil
+        }
+    }
+
     static func handle(_ state: inout ConsoleState, _ command: ConsoleCommand, key: Key) -> [ConsoleEffect] {
         var list = state.list(state.pane)
         let count = PaneRows.count(state, state.pane)
@@ -29,6 +42,15 @@ enum ListNavigation {
                 return copy(&state)
             default: break
             }
+            state.lists[state.pane] = list
+            return []
+        }
+        if state.pane == .customer, let delta = scroll(command.id) {
+            // The summary is text, not rows: the same keys scroll it.
+            let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
+            let visible = max(1, PaneLayout.inner(PaneLayout.rows(screen)[3]).height - 2)
+            let last = max(0, CustomerView.summaryLineCount(state) - visible)
+            list.offset = min(max(0, list.offset + delta), last)
             state.lists[state.pane] = list
             return []
         }

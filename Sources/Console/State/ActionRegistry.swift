@@ -26,6 +26,7 @@ public enum ActionRegistry {
     public static let all: [ConsoleCommand] = [
         ConsoleCommand(id: "app.quit", title: "Quit", keys: [.character("q"), .control("c")], context: .global, dangerous: false, inFooter: true),
         ConsoleCommand(id: "app.help", title: "Help", keys: [.character("?"), .function(1)], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: "app.message", title: "Whole message", keys: [.character("!")], context: .global, dangerous: false, inFooter: true),
         ConsoleCommand(id: "pane.next", title: "Next pane", keys: [.tab], context: .global, dangerous: false, inFooter: false),
         ConsoleCommand(id: "pane.previous", title: "Previous pane", keys: [.backTab], context: .global, dangerous: false, inFooter: false),
         ConsoleCommand(id: "pane.jump", title: "Go to pane 1-7", keys: (1...7).map { .character(Character(String($0))) }, context: .global, dangerous: false, inFooter: false),

@@ -148,6 +148,8 @@ public enum Overlay: Sendable, Equatable {
     case extend
     /// A write from an earlier session with no known outcome, waiting for the agent's decision.
     case unresolvedWrite
+    /// The last error in full, wrapped, for when the status line had to cut it.
+    case message
 }
 
 public struct ToastMessage: Sendable, Equatable {

@@ -28,6 +28,7 @@ public enum ConsoleView {
         case .help: HelpOverlay.render(state, theme, area, &buffer)
         case .extend: ExtendOverlay.render(state, theme, area, &buffer)
         case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
+        case .message: MessageOverlay.render(state, theme, area, &buffer)
         case nil: break
         }
         for (index, toast) in state.toasts.reversed().enumerated() {
@@ -84,8 +85,14 @@ public enum ConsoleView {
                 buffer.write(truncating: "  ✗ " + error.summary, x: x, y: area.y, width: area.right - x - 1, style: theme[.error])
             }
         } else if let error = state.lastError {
-            let text = error.hint.map { "\(error.summary)  Hint: \($0)" } ?? error.summary
-            buffer.write(truncating: "✗ " + text, x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.error])
+            let text = "✗ " + (error.hint.map { "\(error.summary)  Hint: \($0)" } ?? error.summary)
+            let more = "  ! shows all"
+            if TextWidth.of(text) > area.width - 2 {
+                let x = buffer.write(truncating: text, x: area.x + 1, y: area.y, width: area.width - 2 - TextWidth.of(more), style: theme[.error])
+                buffer.write(more, x: x, y: area.y, style: theme[.muted])
+            } else {
+                buffer.write(text, x: area.x + 1, y: area.y, style: theme[.error])
+            }
         } else if let (request, description) = state.inFlight.sorted(by: { $0.key < $1.key }).first {
             let progress = state.progress[request].map { " (\($0))" } ?? ""
             buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  Esc stops", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
@@ -116,6 +123,7 @@ public enum ConsoleView {
             for command in ActionRegistry.all where command.context == context && command.inFooter {
                 if command.dangerous && state.readOnly { continue }
                 if command.id == "list.open" && state.list(state.pane).detailOpen { continue }
+                if command.id == "app.message" && state.lastError == nil { continue }
                 hints.append((command.keys.first?.name ?? "", command.title))
             }
         }

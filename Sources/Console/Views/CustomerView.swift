@@ -30,6 +30,23 @@ enum CustomerView {
                 .render(in: body, buffer: &buffer)
             return
         }
+        let lines = summary(customer, state, theme)
+        // Scrolls with j/k when it is taller than the pane (80x24).
+        let offset = min(state.list(.customer).offset, max(0, lines.count - body.height))
+        Paragraph(lines: lines, wrap: false, offset: offset).render(in: body, buffer: &buffer)
+        if lines.count > body.height, body.height > 0 {
+            let more = offset + body.height < lines.count ? "↓ more (j/PgDn)" : "↑ top (g)"
+            buffer.write(more, x: body.right - TextWidth.of(more), y: body.bottom - 1, style: theme[.muted])
+        }
+    }
+
+    /// Lines of the customer summary (the view scrolls them).
+    static func summaryLineCount(_ state: ConsoleState) -> Int {
+        guard let customer = state.customer else { return 0 }
+        return summary(customer, state, .fallback).count
+    }
+
+    static func summary(_ customer: CustomerState, _ state: ConsoleState, _ theme: Theme) -> [[Paragraph.Span]] {
         var lines: [[Paragraph.Span]] = []
         func section(_ title: String) { lines.append([.init(title, theme[.header])]) }
         func line(_ text: String, _ role: ThemeRole = .text) { lines.append([.init("  " + text, theme[role])]) }
@@ -112,7 +129,7 @@ enum CustomerView {
             section("App transaction")
             line("\(app.appTransactionId ?? "-")  first download \(DisplayFormat.day(app.originalPurchaseDate))  \(app.originalPlatform?.label ?? "")")
         }
-        Paragraph(lines: lines, wrap: false).render(in: body, buffer: &buffer)
+        return lines
     }
 
     static func allVerifications(_ customer: CustomerState) -> [VerificationStatus] {
