@@ -68,6 +68,11 @@ public enum DisplayFormat {
         return "\(whole).\(digits)%"
     }
 
+    /// "1 day", "3 days": a count with its noun, singular when it is one.
+    public static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
+    }
+
     /// A relative span such as `in 12 days` or `3 h ago`.
     public static func relative(_ date: Date?, now: Date = Date()) -> String {
         guard let date else { return "-" }
@@ -78,7 +83,7 @@ public enum DisplayFormat {
         case ..<60: text = "\(Int(magnitude)) s"
         case ..<3600: text = "\(Int(magnitude / 60)) min"
         case ..<172_800: text = "\(Int(magnitude / 3600)) h"
-        default: text = "\(Int((magnitude / 86_400).rounded())) days"
+        default: text = count(Int((magnitude / 86_400).rounded()), "day")
         }
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }

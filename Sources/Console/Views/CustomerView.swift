@@ -64,7 +64,7 @@ enum CustomerView {
         let all = allVerifications(customer)
         let unverified = all.filter { !$0.isVerified }.count
         lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
-                      .init(all.isEmpty ? "" : (unverified == 0 ? "✓ all \(all.count) signatures verified" : "✗ \(unverified) of \(all.count) payloads NOT verified"),
+                      .init(all.isEmpty ? "" : (unverified == 0 ? (all.count == 1 ? "✓ the signature verified" : "✓ all \(all.count) signatures verified") : "✗ \(unverified) of \(all.count) payloads NOT verified"),
                             unverified == 0 ? theme[.success] : theme[.error])])
 
         if case .idle = customer.order {} else {

@@ -108,7 +108,7 @@ enum NotificationsView {
     }
 
     static func describe(_ seconds: TimeInterval) -> String {
-        seconds >= 86_400 ? "\(Int((seconds / 86_400).rounded())) days" : "\(Int(seconds / 3600)) hours"
+        seconds >= 86_400 ? DisplayFormat.count(Int((seconds / 86_400).rounded()), "day") : DisplayFormat.count(Int(seconds / 3600), "hour")
     }
 }
 
