@@ -278,8 +278,11 @@ import Testing
         guard case .requestTestNotification(let request)? = effects.first else { Issue.record("expected a request"); return }
         let poll = ConsoleReducer.reduce(&state, .testRequested(request: request, .success("token-1")))
         #expect(poll == [.pollTestNotification(request: request, token: "token-1", delay: 0.5)])
-        let again = ConsoleReducer.reduce(&state, .testStatus(request: request, .failure(DisplayError(summary: "TestNotificationNotFoundError (4040008): not yet"))))
+        let again = ConsoleReducer.reduce(&state, .testStatus(request: request, .failure(DisplayError(APIError.server(ServerFailure(status: 404, code: .testNotificationNotFound, message: "not yet"))))))
         #expect(again == [.pollTestNotification(request: request, token: "token-1", delay: 1)])
+        // Text that merely mentions the code is not the code.
+        var copy = state
+        #expect(ConsoleReducer.reduce(&copy, .testStatus(request: request, .failure(DisplayError(summary: "proxy said 4040008")))).isEmpty)
         let done = ConsoleReducer.reduce(&state, .testStatus(request: request, .success(CheckTestNotificationResponse(
             signedPayload: "x", sendAttempts: [SendAttemptItem(attemptDate: Date(), sendAttemptResult: .timedOut)]))))
         #expect(state.testNotification?.finished == true)

@@ -246,7 +246,7 @@ enum WriteResultReducer {
                 state.testNotification = test
                 return NotificationsReducer.load(&state)
             case .failure(let error):
-                if error.summary.contains("4040008") && test.polls < 60 {
+                if error.code == .testNotificationNotFound && test.polls < 60 {
                     state.testNotification = test
                     return [.pollTestNotification(request: request, token: token, delay: 1)]
                 }

@@ -1,18 +1,36 @@
 import AppStoreServerAPI
 import Foundation
 
-/// An error as the console shows it: what happened and what to do.
+/// An error as the console shows it: what happened and what to do, with the API error behind it
+/// kept as a value, so decisions read its code and status, never its text.
 public struct DisplayError: Error, Sendable, Equatable {
     public var summary: String
     public var hint: String?
+    public var source: APIError?
 
-    public init(summary: String, hint: String? = nil) {
+    public init(summary: String, hint: String? = nil, source: APIError? = nil) {
         self.summary = summary
         self.hint = hint
+        self.source = source
     }
 
     public init(_ error: APIError) {
-        self.init(summary: error.summary, hint: error.hint)
+        self.init(summary: error.summary, hint: error.hint, source: error)
+    }
+
+    /// Apple's error code, when Apple answered with one.
+    public var code: APIErrorCode? {
+        if case .server(let failure)? = source { return failure.code }
+        return nil
+    }
+
+    /// The HTTP status Apple answered with, when it answered.
+    public var httpStatus: Int? {
+        switch source {
+        case .server(let failure)?: return failure.status
+        case .unauthorized?: return 401
+        default: return nil
+        }
     }
 
     public init(_ error: any Error) {
