@@ -133,7 +133,7 @@ import Testing
         try harness.writes.ledger.append(extendIntent("5d0c7a52-91e4-4c55-8a3e-52f0d2b1c002", account: Self.staging, at: Date(), id: id))
 
         let plan = WriteReconciler.plan(harness.writes.ledger.unresolved(), accounts: [account], now: Date())
-        harness.receive(.tick)
+        harness.receive(.tick(now: Date()))
         for effect in ConsoleReducer.reconcile(&harness.state, plan) { harness.runner.run(effect) }
         #expect(harness.state.toasts.contains { $0.text.contains("Re-sending an unfinished extension of original transaction \(id)") })
         try await harness.settle()

@@ -38,8 +38,10 @@ final class ConsoleHarness: @unchecked Sendable {
             makeServices: { env in
                 ConsoleServices(client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes)
             },
+            makeIdentifier: IdentifierSequence().next,
             post: { box.append($0) })
         state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
+        state.now = Date()
         theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
     }
 
@@ -124,6 +126,18 @@ final class ConsoleHarness: @unchecked Sendable {
         let backend = HeadlessBackend(width: width, height: height)
         Terminal(backend: backend).draw { area, buffer in ConsoleView.render(state, theme: Snapshot.probeTheme, area: area, buffer: &buffer) }
         return Snapshot.styleMap(backend.screen)
+    }
+}
+
+/// Request identifiers in a fixed sequence per harness, so screens with them compare between runs.
+final class IdentifierSequence: Sendable {
+    private let counter = Mutex(0)
+    func next() -> String {
+        let n = counter.withLock { value -> Int in
+            value += 1
+            return value
+        }
+        return String(format: "9a1f0c7e-5b2d-4c3e-8f10-%012d", n)
     }
 }
 

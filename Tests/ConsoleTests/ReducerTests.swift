@@ -315,7 +315,7 @@ import Testing
         _ = send(&state, [.escape])
         #expect(PaneRows.count(state, .notifications) == 3)
         ConsoleReducer.toast(&state, "hello")
-        for _ in 0..<30 { _ = ConsoleReducer.reduce(&state, .tick) }
+        for _ in 0..<30 { _ = ConsoleReducer.reduce(&state, .tick(now: Date())) }
         #expect(state.toasts.isEmpty)
     }
 

@@ -35,14 +35,18 @@ public final class EffectRunner: Sendable {
     private let post: @Sendable (ConsoleAction) -> Void
     private let tasks = Mutex<[Int: Task<Void, Never>]>([:])
     private let recentLookups: RecentLookups?
+    private let makeIdentifier: @Sendable () -> String
 
+    /// `makeIdentifier` makes request identifiers for writes (tests pass a fixed sequence).
     public init(
         services: ConsoleServices,
         makeServices: @escaping @Sendable (AppStoreEnvironment) throws -> ConsoleServices,
         recentLookups: RecentLookups? = nil,
+        makeIdentifier: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() },
         post: @escaping @Sendable (ConsoleAction) -> Void
     ) {
         self.recentLookups = recentLookups
+        self.makeIdentifier = makeIdentifier
         self.services = Mutex(services)
         self.makeServices = makeServices
         self.post = post
@@ -101,7 +105,7 @@ public final class EffectRunner: Sendable {
                 post(.extensionsCounted(request: request, await Self.countExtensions(originalTransactionId, services.scoped(to: environment))))
             }
         case .prepareExtension:
-            post(.extensionPrepared(requestIdentifier: UUID().uuidString.lowercased()))
+            post(.extensionPrepared(requestIdentifier: makeIdentifier()))
         case .resolveWrite(let write, let note):
             guard let writes = current.writes else {
                 post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "The audit ledger cannot be opened; nothing was recorded."))))

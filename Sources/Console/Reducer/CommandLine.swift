@@ -122,7 +122,7 @@ enum CommandLine {
         case "from", "to":
             var date: Date?
             if !argument.isEmpty {
-                guard let parsed = day(argument) ?? duration(argument).map({ Date().addingTimeInterval(-$0) }) else {
+                guard let parsed = day(argument) ?? duration(argument).map({ state.now.addingTimeInterval(-$0) }) else {
                     ConsoleReducer.fail(&state, DisplayError(summary: ":\(verb) takes a date such as 2026-11-01 or a span such as 30d."))
                     return []
                 }

@@ -6,8 +6,9 @@ import TerminalUI
 public enum ConsoleReducer {
     public static func reduce(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
         switch action {
-        case .tick:
+        case .tick(let now):
             state.tick += 1
+            state.now = now
             state.toasts.removeAll { $0.expiresAtTick <= state.tick }
             return []
         case .key(.click(let x, let y)):

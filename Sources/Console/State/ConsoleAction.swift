@@ -7,7 +7,8 @@ public enum ConsoleAction: Sendable {
     case key(Key)
     /// The terminal's size, sent at start and after each resize (mouse clicks are mapped with it).
     case screenSize(width: Int, height: Int)
-    case tick
+    /// The clock: the reducer's only source of time.
+    case tick(now: Date)
     case order(request: Int, Result<OrderResult, DisplayError>)
     case transaction(request: Int, Result<Located<VerifiedTransaction>, DisplayError>)
     case subscriptions(request: Int, Result<[SubscriptionRow], DisplayError>)

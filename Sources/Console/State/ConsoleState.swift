@@ -214,6 +214,8 @@ public struct ConsoleState: Sendable {
     public var lastError: DisplayError?
     public var toasts: [ToastMessage] = []
     public var tick = 0
+    /// The time of the last tick; set at start by whoever creates the state.
+    public var now = Date(timeIntervalSince1970: 0)
     public var screenWidth = 80
     public var screenHeight = 24
     public var nextRequest = 1

@@ -75,6 +75,7 @@ enum ConsoleLauncher {
         var state = ConsoleState(
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
+        state.now = Date()
         let recent = RecentLookups(stateDirectory: loader.stateDirectory, profile: session.profile.name)
         state.recentLookups = recent.load()
         let inbox = try Inbox()

@@ -70,7 +70,7 @@ final class ConsoleLoop {
         let ticker = Task.detached { [inbox] in
             while !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: 120_000_000)
-                inbox.post(.tick)
+                inbox.post(.tick(now: Date()))
             }
         }
         defer { ticker.cancel() }
