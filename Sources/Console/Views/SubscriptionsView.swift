@@ -173,8 +173,10 @@ enum ExtendOverlay {
         }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
         lines.append([])
-        if form.confirming, let body = form.request, let json = try? AppStoreJSON.encoder().encode(body) {
+        if form.confirming, let body = form.request {
+            // Shown from the Endpoint value that is sent, so what the agent reads is what goes.
             let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: form.originalTransactionId, request: body)
+            let json = endpoint.body ?? Data()
             lines.append([.init("Adds \(body.extendByDays ?? 0) day\(body.extendByDays == 1 ? "" : "s") for \(form.subject):", theme[.warning])])
             lines.append([.init("renews \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])
             lines.append([.init("This exact request will be sent to \(form.environment?.label ?? state.environment.label):", theme[.warning])])
