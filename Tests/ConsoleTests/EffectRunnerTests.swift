@@ -1,0 +1,72 @@
+import AppStoreServerAPI
+@testable import Console
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+
+/// The effect runner against a transport that answers from the test: what it asks Apple for and
+/// what it posts back, with no network and no demo server.
+@Suite struct EffectRunnerTests {
+    /// Answers each request with `answer` and remembers what was asked.
+    final class StubTransport: HTTPTransport {
+        let answer: @Sendable (HTTPRequest) -> HTTPResponse
+        let requests = Mutex<[HTTPRequest]>([])
+        init(_ answer: @escaping @Sendable (HTTPRequest) -> HTTPResponse) { self.answer = answer }
+        func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+            requests.withLock { $0.append(request) }
+            return answer(request)
+        }
+    }
+
+    func runner(_ transport: StubTransport, posted: ActionBox) throws -> EffectRunner {
+        let credentials = Credentials(
+            issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "2X9R4HXF34", bundleId: "com.example",
+            signingKey: SigningKey(P256.Signing.PrivateKey()))
+        let client = try AppStoreServerClient(credentials: credentials, environment: .production, fallbackEnvironment: .sandbox, transport: transport)
+        let services = ConsoleServices(client: client, verifier: nil, verifierProblem: "no root certificates in this test")
+        return EffectRunner(services: services, makeServices: { _ in services }, makeIdentifier: { "fixed-identifier" }, post: posted.append)
+    }
+
+    func wait(for box: ActionBox, request: Int) async throws -> [ConsoleAction] {
+        var actions: [ConsoleAction] = []
+        for _ in 0..<500 {
+            actions += box.drain()
+            if actions.contains(where: { if case .finished(request) = $0 { return true } else { return false } }) { return actions }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw TestError("request \(request) did not finish")
+    }
+
+    @Test func anOrderLookupAsksApplesPathAndPostsItsAnswer() async throws {
+        let transport = StubTransport { _ in HTTPResponse(status: 200, body: Data(#"{"status":1}"#.utf8)) }
+        let box = ActionBox()
+        try runner(transport, posted: box).run(.lookUpOrder(request: 7, orderId: "MK5TTTVWJH"))
+        let actions = try await wait(for: box, request: 7)
+        #expect(transport.requests.withLock { $0.map(\.url.path) } == ["/inApps/v1/lookup/MK5TTTVWJH"])
+        guard case .order(7, .success(let order))? = actions.first else { Issue.record("expected the order answer, got \(actions)"); return }
+        #expect(order.orderId == "MK5TTTVWJH")
+        #expect(order.status == .invalid)
+        #expect(order.transactions.isEmpty)
+    }
+
+    @Test func anAppleErrorArrivesAsAValueWithItsCode() async throws {
+        let transport = StubTransport { _ in
+            HTTPResponse(status: 404, body: Data(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))
+        }
+        let box = ActionBox()
+        try runner(transport, posted: box).run(.loadHistory(request: 3, anchorId: "2000000400000044", query: .init(), environment: .production))
+        let actions = try await wait(for: box, request: 3)
+        guard case .paneHistory(3, .failure(let error))? = actions.first else { Issue.record("expected a failed history, got \(actions)"); return }
+        #expect(error.code == .transactionIdNotFound)
+        #expect(error.httpStatus == 404)
+    }
+
+    @Test func identifiersComeFromTheGenerator() async throws {
+        let box = ActionBox()
+        try runner(StubTransport { _ in HTTPResponse(status: 500) }, posted: box).run(.prepareExtension)
+        let posted = box.drain()
+        guard case .extensionPrepared(let identifier)? = posted.first else { Issue.record("expected the identifier, got \(posted)"); return }
+        #expect(identifier == "fixed-identifier")
+    }
+}
