@@ -14,10 +14,15 @@ import TOMLKit
 /// app_apple_id = 1234567890
 /// environment = "Production"
 /// read_only = true
+///
+/// [keys]                       # rebind console commands (iapdesk keybindings lists them)
+/// "list.down" = ["j", "Down"]
 /// ```
 public struct ConfigFile: Sendable, Equatable {
     public var defaultProfile: String?
     public var profiles: [String: Profile]
+    /// Console key rebindings by command ID, as written; checked when the console starts.
+    public var keyBindings: [String: [String]] = [:]
     /// Where it was read from, for messages.
     public var path: String?
 
@@ -42,8 +47,21 @@ public struct ConfigFile: Sendable, Equatable {
             throw .invalidFile(path: source, detail: "\(error)")
         }
         var file = ConfigFile(path: path)
-        for key in table.keys where key != "default_profile" && key != "profiles" {
-            throw .invalidFile(path: source, detail: "unknown top-level key \"\(key)\" (expected default_profile and [profiles.NAME])")
+        for key in table.keys where !["default_profile", "profiles", "keys"].contains(key) {
+            throw .invalidFile(path: source, detail: "unknown top-level key \"\(key)\" (expected default_profile, [profiles.NAME] and [keys])")
+        }
+        if let keys = table["keys"] {
+            guard let bindings = keys.table else { throw .invalidFile(path: source, detail: "keys must be a table: [keys]") }
+            for id in bindings.keys {
+                let value = bindings[id]
+                if let single = value?.string {
+                    file.keyBindings[id] = [single]
+                } else if let list = value?.array, let names = Optional(list.compactMap { $0.string }), names.count == list.count {
+                    file.keyBindings[id] = names
+                } else {
+                    throw .invalidFile(path: source, detail: "keys.\"\(id)\" must be a key name or a list of them, such as [\"j\", \"Down\"]")
+                }
+            }
         }
         if let value = table["default_profile"] {
             guard let name = value.string else { throw .invalidFile(path: source, detail: "default_profile must be a string") }

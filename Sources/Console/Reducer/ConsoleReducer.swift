@@ -151,32 +151,32 @@ public enum ConsoleReducer {
         if state.pane == .subscriptions { contexts.append(.subscriptions) }
         if state.pane == .notifications { contexts.append(.notifications) }
         contexts += [.list, .global]
-        guard let command = ActionRegistry.lookup(key, in: contexts) else { return [] }
+        guard let command = state.keymap.lookup(key, in: contexts) else { return [] }
         switch command.id {
-        case "app.quit":
+        case .appQuit:
             state.shouldQuit = true
             return [.quit]
-        case "app.help":
+        case .appHelp:
             state.overlay = .help
-        case "app.message":
+        case .appMessage:
             showMessage(&state)
-        case "pane.next": return switchPane(&state, by: 1)
-        case "pane.previous": return switchPane(&state, by: -1)
-        case "pane.jump":
+        case .paneNext: return switchPane(&state, by: 1)
+        case .panePrevious: return switchPane(&state, by: -1)
+        case .paneJump:
             if case .character(let c) = key, let number = Int(String(c)), let pane = Pane(rawValue: number - 1) {
                 state.pane = pane
                 return paneOpened(&state)
             }
-        case "app.lookup":
+        case .appLookup:
             state.pane = .customer
             state.focus = .lookupInput
             // A new lookup starts empty; ↑ brings back recent IDs.
             state.lookupInput = TextInputState(maxLength: 64)
             state.recallIndex = nil
-        case "app.command":
+        case .appCommand:
             state.focus = .commandLine
             state.commandInput = TextInputState(maxLength: 256)
-        case "app.cancel":
+        case .appCancel:
             if detailOpen {
                 state.lists[state.pane]?.detailOpen = false
             } else if !state.inFlight.isEmpty {
@@ -185,8 +185,8 @@ public enum ConsoleReducer {
                 state.filters[state.pane] = nil
             }
             // Esc never enters a field: i and / do.
-        case "app.refresh": return refresh(&state)
-        case "list.filter":
+        case .appRefresh: return refresh(&state)
+        case .listFilter:
             state.focus = .filter
             state.filterInput = TextInputState(text: state.filters[state.pane] ?? "", maxLength: 128)
         default:

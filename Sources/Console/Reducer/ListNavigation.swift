@@ -7,14 +7,14 @@ enum ListNavigation {
     static let page = 10
 
     /// Lines a scrolling command moves by.
-    static func scroll(_ id: String) -> Int? {
+    static func scroll(_ id: CommandID) -> Int? {
         switch id {
-        case "list.down": return 1
-        case "list.up": return -1
-        case "list.pageDown": return page
-        case "list.pageUp": return -page
-        case "list.top": return -Int.max / 2
-        case "list.bottom": return Int.max / 2
+        case .listDown: return 1
+        case .listUp: return -1
+        case .listPageDown: return page
+        case .listPageUp: return -page
+        case .listTop: return -Int.max / 2
+        case .listBottom: return Int.max / 2
         default: return nil
         }
     }
@@ -25,19 +25,19 @@ enum ListNavigation {
         if list.detailOpen {
             let lines = DetailContent.lineCount(state, state.pane)
             switch command.id {
-            case "list.down": list.detailSelected = min(max(0, lines - 1), list.detailSelected + 1)
-            case "list.up": list.detailSelected = max(0, list.detailSelected - 1)
-            case "list.pageDown": list.detailSelected = min(max(0, lines - 1), list.detailSelected + page)
-            case "list.pageUp": list.detailSelected = max(0, list.detailSelected - page)
-            case "list.top": list.detailSelected = 0
-            case "list.bottom": list.detailSelected = max(0, lines - 1)
-            case "detail.fold":
+            case .listDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + 1)
+            case .listUp: list.detailSelected = max(0, list.detailSelected - 1)
+            case .listPageDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + page)
+            case .listPageUp: list.detailSelected = max(0, list.detailSelected - page)
+            case .listTop: list.detailSelected = 0
+            case .listBottom: list.detailSelected = max(0, lines - 1)
+            case .detailFold:
                 if let path = DetailContent.path(state, state.pane, line: list.detailSelected) {
                     if key == .left { list.folded.insert(path) }
                     else if key == .right { list.folded.remove(path) }
                     else if list.folded.contains(path) { list.folded.remove(path) } else { list.folded.insert(path) }
                 }
-            case "list.copy":
+            case .listCopy:
                 state.lists[state.pane] = list
                 return copy(&state)
             default: break
@@ -55,30 +55,30 @@ enum ListNavigation {
             return []
         }
         switch command.id {
-        case "list.down": list.move(by: 1, count: count)
-        case "list.up": list.move(by: -1, count: count)
-        case "list.pageDown": list.move(by: page, count: count)
-        case "list.pageUp": list.move(by: -page, count: count)
-        case "list.top": list.selected = 0
-        case "list.bottom": list.selected = max(0, count - 1)
-        case "list.open":
+        case .listDown: list.move(by: 1, count: count)
+        case .listUp: list.move(by: -1, count: count)
+        case .listPageDown: list.move(by: page, count: count)
+        case .listPageUp: list.move(by: -page, count: count)
+        case .listTop: list.selected = 0
+        case .listBottom: list.selected = max(0, count - 1)
+        case .listOpen:
             guard count > 0, state.pane != .customer, state.pane != .inspector else { break }
             list.detailOpen = true
             list.detailSelected = 0
-        case "list.copy":
+        case .listCopy:
             state.lists[state.pane] = list
             return copy(&state)
-        case "subscriptions.extend":
+        case .subscriptionsExtend:
             state.lists[state.pane] = list
             return ExtendReducer.open(&state)
-        case "notifications.test":
+        case .notificationsTest:
             state.lists[state.pane] = list
             return NotificationsReducer.requestTest(&state)
-        case "notifications.failures":
+        case .notificationsFailures:
             state.notificationFilters.onlyFailures.toggle()
             state.lists[state.pane] = list
             return NotificationsReducer.load(&state)
-        case "notifications.range":
+        case .notificationsRange:
             let ranges: [TimeInterval] = [86_400, 7 * 86_400, 30 * 86_400, state.notificationRetention - 3600]
             let next = ranges.first { $0 > state.notificationFilters.since + 1 } ?? ranges[0]
             state.notificationFilters.since = min(next, state.notificationRetention - 3600)

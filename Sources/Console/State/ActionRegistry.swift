@@ -10,12 +10,43 @@ public enum ActionContext: String, Sendable, CaseIterable {
     case input = "Text fields"
 }
 
+/// Every command's identity: a typo does not compile, and a switch over them is checked.
+public enum CommandID: String, Sendable, CaseIterable {
+    case appQuit = "app.quit"
+    case appHelp = "app.help"
+    case appMessage = "app.message"
+    case paneNext = "pane.next"
+    case panePrevious = "pane.previous"
+    case paneJump = "pane.jump"
+    case appLookup = "app.lookup"
+    case appCommand = "app.command"
+    case appCancel = "app.cancel"
+    case appRefresh = "app.refresh"
+    case listDown = "list.down"
+    case listUp = "list.up"
+    case listPageDown = "list.pageDown"
+    case listPageUp = "list.pageUp"
+    case listTop = "list.top"
+    case listBottom = "list.bottom"
+    case listOpen = "list.open"
+    case listFilter = "list.filter"
+    case listCopy = "list.copy"
+    case subscriptionsExtend = "subscriptions.extend"
+    case notificationsTest = "notifications.test"
+    case notificationsFailures = "notifications.failures"
+    case notificationsRange = "notifications.range"
+    case detailFold = "detail.fold"
+    case inputSubmit = "input.submit"
+    case inputClear = "input.clear"
+    case inputRecall = "input.recall"
+}
+
 /// One thing the user can do: the single source for key dispatch, footer hints, the help overlay
 /// and docs/keybindings.md.
 public struct ConsoleCommand: Sendable {
-    public let id: String
+    public let id: CommandID
     public let title: String
-    public let keys: [Key]
+    public var keys: [Key]
     public let context: ActionContext
     public let dangerous: Bool
     /// Shown in the footer when its context is active.
@@ -24,59 +55,57 @@ public struct ConsoleCommand: Sendable {
 
 public enum ActionRegistry {
     public static let all: [ConsoleCommand] = [
-        ConsoleCommand(id: "app.quit", title: "Quit", keys: [.character("q"), .control("c")], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "app.help", title: "Help", keys: [.character("?"), .function(1)], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "app.message", title: "Whole message", keys: [.character("!")], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "pane.next", title: "Next pane", keys: [.tab], context: .global, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "pane.previous", title: "Previous pane", keys: [.backTab], context: .global, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "pane.jump", title: "Go to pane 1-7", keys: (1...7).map { .character(Character(String($0))) }, context: .global, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "app.lookup", title: "Look up an ID", keys: [.character("i")], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "app.command", title: "Command line", keys: [.character(":")], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "app.cancel", title: "Back / cancel request", keys: [.escape], context: .global, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "app.refresh", title: "Refresh", keys: [.character("r"), .control("r")], context: .global, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "list.down", title: "Down", keys: [.down, .character("j")], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.up", title: "Up", keys: [.up, .character("k")], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.pageDown", title: "Page down", keys: [.pageDown, .scrollDown], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.pageUp", title: "Page up", keys: [.pageUp, .scrollUp], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.top", title: "First row", keys: [.character("g"), .home], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.bottom", title: "Last row", keys: [.character("G"), .end], context: .list, dangerous: false, inFooter: false),
-        ConsoleCommand(id: "list.open", title: "Details", keys: [.enter], context: .list, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "list.filter", title: "Filter rows", keys: [.character("/")], context: .list, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "list.copy", title: "Copy ID", keys: [.character("y")], context: .list, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "subscriptions.extend", title: "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true),
-        ConsoleCommand(id: "notifications.test", title: "Test notification", keys: [.character("t")], context: .notifications, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "notifications.failures", title: "Failures only", keys: [.character("f")], context: .notifications, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "notifications.range", title: "Range 1d/7d/30d/max", keys: [.character("d")], context: .notifications, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "detail.fold", title: "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "input.submit", title: "Submit", keys: [.enter], context: .input, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "input.clear", title: "Clear", keys: [.control("u")], context: .input, dangerous: false, inFooter: true),
-        ConsoleCommand(id: "input.recall", title: "Recent IDs", keys: [.up, .down], context: .input, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .appQuit, title: "Quit", keys: [.character("q"), .control("c")], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .appHelp, title: "Help", keys: [.character("?"), .function(1)], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .appMessage, title: "Whole message", keys: [.character("!")], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .paneNext, title: "Next pane", keys: [.tab], context: .global, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .panePrevious, title: "Previous pane", keys: [.backTab], context: .global, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .paneJump, title: "Go to pane 1-7", keys: (1...7).map { .character(Character(String($0))) }, context: .global, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .appLookup, title: "Look up an ID", keys: [.character("i")], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .appCommand, title: "Command line", keys: [.character(":")], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .appCancel, title: "Back / cancel request", keys: [.escape], context: .global, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .appRefresh, title: "Refresh", keys: [.character("r"), .control("r")], context: .global, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .listDown, title: "Down", keys: [.down, .character("j")], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listUp, title: "Up", keys: [.up, .character("k")], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listPageDown, title: "Page down", keys: [.pageDown, .scrollDown], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listPageUp, title: "Page up", keys: [.pageUp, .scrollUp], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listTop, title: "First row", keys: [.character("g"), .home], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listBottom, title: "Last row", keys: [.character("G"), .end], context: .list, dangerous: false, inFooter: false),
+        ConsoleCommand(id: .listOpen, title: "Details", keys: [.enter], context: .list, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .listFilter, title: "Filter rows", keys: [.character("/")], context: .list, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .listCopy, title: "Copy ID", keys: [.character("y")], context: .list, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .subscriptionsExtend, title: "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true),
+        ConsoleCommand(id: .notificationsTest, title: "Test notification", keys: [.character("t")], context: .notifications, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .notificationsFailures, title: "Failures only", keys: [.character("f")], context: .notifications, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .notificationsRange, title: "Range 1d/7d/30d/max", keys: [.character("d")], context: .notifications, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .detailFold, title: "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .inputSubmit, title: "Submit", keys: [.enter], context: .input, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .inputClear, title: "Clear", keys: [.control("u")], context: .input, dangerous: false, inFooter: true),
+        ConsoleCommand(id: .inputRecall, title: "Recent IDs", keys: [.up, .down], context: .input, dangerous: false, inFooter: false),
     ]
 
-    public static func command(_ id: String) -> ConsoleCommand { all.first { $0.id == id }! }
-
-    /// The command a key triggers in the given contexts (first match wins).
-    public static func lookup(_ key: Key, in contexts: [ActionContext]) -> ConsoleCommand? {
-        for context in contexts {
-            if let command = all.first(where: { $0.context == context && $0.keys.contains(key) }) { return command }
-        }
-        return nil
-    }
+    public static func command(_ id: CommandID) -> ConsoleCommand { all.first { $0.id == id }! }
 
     public static func keyNames(_ command: ConsoleCommand) -> String {
-        if command.id == "pane.jump" { return "1-7" }
+        if command.id == .paneJump { return "1-7" }
         return command.keys.map(\.name).joined(separator: "/")
     }
 
     /// docs/keybindings.md, generated so it always matches the code.
     public static func markdown() -> String {
-        var lines = ["# Key bindings", "", "Generated from the console's action registry (`ActionRegistry.all`).", ""]
+        var lines = [
+            "# Key bindings", "", "Generated from the console's action registry (`ActionRegistry.all`).", "",
+            "Any command can be given other keys in the config file, by its ID; the console refuses to start when two",
+            "commands of one context would share a key:", "", "```toml", "[keys]", "\"list.down\" = [\"n\", \"Down\"]",
+            "\"list.up\" = \"p\"", "```", "",
+            "Key names: a character, Space, Enter, Esc, Tab, Shift-Tab, Up, Down, Left, Right, PgUp, PgDn, Home, End, F1-F12, Ctrl-A to Ctrl-Z.", "",
+        ]
         for context in ActionContext.allCases {
             let commands = all.filter { $0.context == context }
             guard !commands.isEmpty else { continue }
-            lines += ["## \(context.rawValue)", "", "| Keys | Action |", "| --- | --- |"]
+            lines += ["## \(context.rawValue)", "", "| Keys | Action | ID |", "| --- | --- | --- |"]
             for command in commands {
-                lines.append("| \(keyNames(command).replacingOccurrences(of: "|", with: "\\|")) | \(command.title)\(command.dangerous ? " (changes data; disabled in read-only profiles)" : "") |")
+                lines.append("| \(keyNames(command).replacingOccurrences(of: "|", with: "\\|")) | \(command.title)\(command.dangerous ? " (changes data; disabled in read-only profiles)" : "") | `\(command.id.rawValue)` |")
             }
             lines.append("")
         }

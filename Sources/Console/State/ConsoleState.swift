@@ -202,6 +202,8 @@ public struct ConsoleState: Sendable {
     /// Extensions on their way, by request: what each is for, to report its result in words.
     public var extensionsInFlight: [Int: SentExtension] = [:]
 
+    /// Which keys trigger which commands (the config file may rebind them).
+    public var keymap = Keymap.standard
     /// IDs looked up lately, newest first; ↑ in the lookup field walks them.
     public var recentLookups: [String] = []
     /// Which recent ID the lookup field shows while ↑/↓ walk them.

@@ -108,7 +108,7 @@ public enum ConsoleView {
         switch state.focus {
         case .lookupInput, .inspectorInput, .commandLine, .filter:
             contexts = [.input]
-            return contexts.flatMap { context in ActionRegistry.all.filter { $0.context == context && $0.inFooter } }
+            return contexts.flatMap { context in state.keymap.commands.filter { $0.context == context && $0.inFooter } }
                 .map { (ActionRegistry.keyNames($0), $0.title) } + [("Esc", "Leave field"), ("Tab", "Next pane")]
         case .content:
             contexts = []
@@ -120,10 +120,10 @@ public enum ConsoleView {
         }
         var hints: [(key: String, label: String)] = []
         for context in contexts {
-            for command in ActionRegistry.all where command.context == context && command.inFooter {
+            for command in state.keymap.commands where command.context == context && command.inFooter {
                 if command.dangerous && state.readOnly { continue }
-                if command.id == "list.open" && state.list(state.pane).detailOpen { continue }
-                if command.id == "app.message" && state.lastError == nil { continue }
+                if command.id == .listOpen && state.list(state.pane).detailOpen { continue }
+                if command.id == .appMessage && state.lastError == nil { continue }
                 hints.append((command.keys.first?.name ?? "", command.title))
             }
         }

@@ -117,7 +117,7 @@ enum HelpOverlay {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         var lines: [[Paragraph.Span]] = []
         for context in ActionContext.allCases {
-            let commands = ActionRegistry.all.filter { $0.context == context }
+            let commands = state.keymap.commands.filter { $0.context == context }
             guard !commands.isEmpty else { continue }
             lines.append([.init(context.rawValue, theme[.header])])
             for command in commands {

@@ -48,14 +48,24 @@ struct ConsoleCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let session = try await Session.open(global)
-            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: global.demo)
+            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config)
         }
     }
 }
 
 enum ConsoleLauncher {
+    /// The registry's keys with the config file's `[keys]` applied.
+    static func keymap(configPath: String?, loader: ConfigLoader) throws -> Keymap {
+        let file = try loader.loadFile(path: configPath)
+        do {
+            return try Keymap.standard.rebinding(file.keyBindings)
+        } catch {
+            throw CLIError("\(error.description) (in \(file.path ?? "the config file")).", hint: "iapdesk keybindings lists the commands and their keys.", status: .configuration)
+        }
+    }
+
     @MainActor
-    static func launch(session: Session, themeName: String?, isDemo: Bool, exitAfterFirstFrame: Bool = false) async throws {
+    static func launch(session: Session, themeName: String?, isDemo: Bool, configPath: String? = nil, exitAfterFirstFrame: Bool = false) async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             await session.close()
             throw CLIError("The console needs a terminal.", hint: "Run it in a terminal, or use the commands (iapdesk --help) in scripts.", status: .usage)
@@ -76,6 +86,16 @@ enum ConsoleLauncher {
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         state.now = Date()
+        do {
+            state.keymap = try keymap(configPath: configPath, loader: loader)
+        } catch {
+            // The demo needs no config: a broken one only costs its key bindings.
+            guard isDemo else {
+                await session.close()
+                throw error
+            }
+            state.toasts.append(ToastMessage(text: "\(error) Default keys are used.", isError: true, expiresAtTick: 100))
+        }
         let recent = RecentLookups(stateDirectory: loader.stateDirectory, profile: session.profile.name)
         state.recentLookups = recent.load()
         let inbox = try Inbox()
