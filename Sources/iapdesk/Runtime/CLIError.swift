@@ -68,6 +68,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .transport, .decoding: status = .unavailable
         case .invalidRequest: status = .usage
         case .cancelled: status = .interrupted
+        case .deadlineExceeded: status = .unavailable
         }
         self.init(error.summary, hint: error.hint, status: status)
     }
