@@ -27,6 +27,8 @@ public struct DemoResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// Seconds between the body's bytes (a fault); 0 sends it at once.
+    var trickle: TimeInterval = 0
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
         self.status = status

@@ -57,7 +57,7 @@ struct NotificationRoutes: Sendable {
             }
             let upper = min(offset + Self.pageSize, matching.count)
             let page = matching[offset..<upper].map {
-                NotificationHistoryResponseItem(signedPayload: store.served($0.signedPayload), sendAttempts: $0.attempts)
+                NotificationHistoryResponseItem(signedPayload: store.servedNotification($0.signedPayload), sendAttempts: $0.attempts)
             }
             return (page, upper < matching.count ? PagingCursor.make(kind: "nh", offset: upper, filters: filters, issued: now) : nil)
         }
@@ -88,7 +88,7 @@ struct NotificationRoutes: Sendable {
         guard RouteValidation.isUUID(token) else { throw .invalidTestNotificationToken }
         let note = try store.read(environment) { data throws(DemoAPIError) in data.testNotifications[token.lowercased()] }
         guard let note, !note.attempts.isEmpty else { throw .testNotificationNotFound }
-        return .json(CheckTestNotificationResponse(signedPayload: store.served(note.signedPayload), sendAttempts: note.attempts))
+        return .json(CheckTestNotificationResponse(signedPayload: store.servedNotification(note.signedPayload), sendAttempts: note.attempts))
     }
 
     /// Signs a new notification about a customer's transaction, adds it to the history and
@@ -106,8 +106,8 @@ struct NotificationRoutes: Sendable {
         var payload = NotificationPayload.demo(type, subtype, uuid: UUID().uuidString.lowercased(), signedDate: now)
         var body = NotificationData.demoApp(environment)
         body.bundleVersion = DemoCatalog.bundleVersion
-        body.signedTransactionInfo = transaction.map(store.sign)
-        body.signedRenewalInfo = renewal.map(store.sign)
+        body.signedTransactionInfo = transaction.map(store.signedNow)
+        body.signedRenewalInfo = renewal.map(store.signedNow)
         body.status = status
         payload.data = body
         append(payload, environment: environment, customer: customer)
@@ -141,7 +141,7 @@ struct NotificationRoutes: Sendable {
         let sender = self.sender
         Task.detached {
             let attemptDate = store.clock()
-            let result = await sender.deliver(signedPayload: signed, to: url)
+            let result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
             try? store.write(environment) { data throws(DemoAPIError) in
                 record(&data, SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
             }
