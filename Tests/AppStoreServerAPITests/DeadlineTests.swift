@@ -3,12 +3,13 @@ import Foundation
 import Synchronization
 import Testing
 
-/// A command's deadline bounds every attempt, wait and page; upper bounds on elapsed time are
-/// generous: they check the deadline holds, not how fast the machine is.
+/// A command's deadline bounds every attempt, wait and page. Upper bounds on elapsed time are
+/// generous (other tests share the machine and its threads) but far below what a broken deadline
+/// would take (the 60 s attempt timeout, or for ever): they check the deadline holds, not speed.
 @Suite struct DeadlineTests {
     let retryable = #"{"errorCode": 5000001, "errorMessage": "An unknown error occurred. Please try again."}"#
 
-    func realClient(_ transport: MockTransport, retry: RetryPolicy = RetryPolicy(), timeout: TimeInterval = 30, callTimeout: TimeInterval? = nil) throws -> AppStoreServerClient {
+    func realClient(_ transport: MockTransport, retry: RetryPolicy = RetryPolicy(), timeout: TimeInterval = 60, callTimeout: TimeInterval? = nil) throws -> AppStoreServerClient {
         try AppStoreServerClient(
             credentials: TestCredentials.credentials, environment: .production, transport: transport, retryPolicy: retry,
             timeout: timeout, callTimeout: callTimeout)
@@ -24,7 +25,7 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         guard case .deadlineExceeded(let failure)? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
         #expect(failure.seconds == 2)
-        #expect(elapsed >= 1.9 && elapsed < 6, "took \(elapsed) s")
+        #expect(elapsed >= 1.9 && elapsed < 15, "took \(elapsed) s")
         #expect(transport.requests.count == 1)
         // The one attempt was given no more than the deadline left.
         #expect(transport.requests[0].timeout <= 2)
@@ -37,7 +38,7 @@ import Testing
         let started = Date()
         let error = await #expect(throws: APIError.self) { _ = try await client.getTransactionInfo(transactionId: "1") }
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 15)
     }
 
     @Test func anAnswerThatTakesTooLongIsCutAtTheAttemptTimeoutAndRetried() async throws {
@@ -49,7 +50,7 @@ import Testing
         guard case .transport(let failure)? = error else { Issue.record("expected a timeout, got \(String(describing: error))"); return }
         #expect(failure.kind == .timedOut)
         #expect(transport.requests.count == 2)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 15)
     }
 
     @Test func aSlowAnswerIsCutAtTheDeadline() async throws {
@@ -58,7 +59,7 @@ import Testing
         let started = Date()
         let error = await #expect(throws: APIError.self) { _ = try await client.getTransactionInfo(transactionId: "1") }
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 15)
     }
 
     @Test func retriesStopAtTheDeadline() async throws {
@@ -147,7 +148,7 @@ import Testing
         }
         guard case .failed(.deadlineExceeded) = end else { Issue.record("expected the deadline, got \(end)"); return }
         #expect(count == 2)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(Date().timeIntervalSince(started) < 15)
         #expect(!end.isComplete)
     }
 

@@ -25,13 +25,13 @@ enum ExitStatus: Int32, CaseIterable {
         case .notFound: return "the ID or order was not found"
         case .configuration: return "configuration or key problem"
         case .rejected: return "Apple rejected the request (other 4xx)"
-        case .unavailable: return "Apple or the network failed (5xx, timeout, no connection, unreadable answer)"
+        case .unavailable: return "Apple or the network failed (5xx, no connection, unreadable answer, or no answer before the --timeout deadline)"
         case .unauthorized: return "HTTP 401: the request token was refused"
         case .rateLimited: return "HTTP 429: rate limit exceeded"
         case .unverified: return "signed data failed verification"
         case .refused: return "refused here: read-only profile or write not confirmed"
         case .usage: return "invalid arguments"
-        case .interrupted: return "interrupted"
+        case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }
     }
 
@@ -71,6 +71,9 @@ struct CLIError: Error, CustomStringConvertible {
         case .deadlineExceeded: status = .unavailable
         }
         self.init(error.summary, hint: error.hint, status: status)
+        if case .deadlineExceeded = error {
+            hint = "The server is slow or not answering: check the network, any proxy (HTTPS_PROXY) and the base URL, or allow more time with --timeout SECONDS (or IAPDESK_TIMEOUT, or timeout = SECONDS in the profile)."
+        }
     }
 
     init(_ error: ConfigurationError) {
