@@ -122,4 +122,27 @@ import Testing
         }
         #expect(listing.jsonFields["stoppedBy"] as? String == "deadline")
     }
+
+    @Test func everyFailureOfVerificationHasAHint() {
+        let failures: [VerificationFailure] = [
+            .malformedJWS("x"), .unsupportedAlgorithm("HS256"), .missingCertificateChain, .wrongChainLength(1),
+            .invalidCertificate("x"), .untrustedChain("x"), .invalidSignature,
+            .undecodablePayload(JSONDecodeFailure(path: "", reason: "x", typeName: "T")),
+            .wrongBundleId(expected: "a", found: "b"), .wrongAppAppleId(expected: 1, found: 2),
+            .wrongEnvironment(expected: .production, found: .sandbox),
+        ]
+        for failure in failures {
+            let error = CLIError(unverified: failure)
+            #expect(error.status == .unverified)
+            #expect((error.hint ?? "").count > 40, "\(failure)")
+        }
+        #expect(CLIError(unverified: .wrongEnvironment(expected: .production, found: .sandbox)).hint?.contains("--environment") == true)
+    }
+
+    @Test func theRateLimitHintSaysPerSecondAndPerHour() {
+        let error = CLIError(APIError.server(ServerFailure(status: 429, code: .rateLimitExceeded, message: nil)))
+        #expect(error.status == .rateLimited)
+        #expect(error.hint?.contains("per second") == true)
+        #expect(error.hint?.contains("hour") == true)
+    }
 }

@@ -76,6 +76,23 @@ struct CLIError: Error, CustomStringConvertible {
         }
     }
 
+    /// Signed data that did not verify (exit 8), with what to check for its kind of failure.
+    init(unverified failure: VerificationFailure) {
+        let hint: String
+        switch failure {
+        case .wrongBundleId, .wrongAppAppleId:
+            hint = "Check bundle_id and app_apple_id in the profile (--bundle-id, --app-apple-id) are the app's that owns this data."
+        case .wrongEnvironment:
+            hint = "Check the profile's environment (--environment): Sandbox data does not verify as Production data, nor the other way round."
+        case .malformedJWS, .undecodablePayload, .missingCertificateChain, .wrongChainLength:
+            hint = "The answer is not App Store signed data: check the base URL and any proxy between here and Apple."
+        default:
+            // The signature or the chain: invalid signature, untrusted chain, bad certificate, wrong algorithm.
+            hint = "The data was not signed by a trusted App Store chain: check the base URL is Apple's (for a test server, trust its root with --root-cert or root_certs) and that no proxy rewrites answers. Do not act on this data."
+        }
+        self.init("Signed data did not verify: \(VerificationStatus.failed(failure).summary)", hint: hint + " `iapdesk decode` shows every check of a JWS.", status: .unverified)
+    }
+
     init(_ error: ConfigurationError) {
         self.init(error.description, status: Self.configurationStatus(error))
     }

@@ -4,9 +4,9 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The command line's deadline (--timeout, IAPDESK_TIMEOUT, timeout in a profile) and Ctrl-C,
-/// run with the real binary against a demo server with faults.
-@Suite struct DeadlineCommandTests {
+/// The command line against a demo server with faults, run with the real binary: the deadline
+/// (--timeout, IAPDESK_TIMEOUT, timeout in a profile), Ctrl-C, bad signatures.
+@Suite struct FaultCommandTests {
     let cli = CommandLineTests()
 
     /// Runs the binary without holding a thread of the concurrency pool while it runs (a blocked
@@ -122,6 +122,20 @@ import Testing
         let result = try await run(["test-notification", "--demo", "--wait", "--wait-timeout", "20", "--timeout", "5"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("SUCCESS"))
+    }
+
+    @Test func unverifiedDataExitsWithAHint() async throws {
+        var faults = DemoFaults()
+        faults.badSignatures = true
+        let (server, flags) = try await server(faults)
+        let result = try await run(["transaction", "2000000400000044"] + flags)
+        #expect(result.status == 8)
+        #expect(result.stderr.contains("error: Signed data did not verify"))
+        #expect(result.stderr.contains("hint: The data was not signed by a trusted App Store chain"))
+        let notifications = try await run(["notifications", "--type", "DID_RENEW", "--since", "29d"] + flags)
+        #expect(notifications.status == 8)
+        #expect(notifications.stderr.contains("hint:"))
+        await server.stop()
     }
 
     @Test func ctrlCPrintsWhatArrivedAndSaysItIsPartial() async throws {
