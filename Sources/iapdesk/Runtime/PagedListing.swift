@@ -12,10 +12,9 @@ struct PagedListing<Item: Sendable>: Sendable {
     /// Fetches until the last page, `limit` items, Ctrl-C or a failure; `items` turns a page into
     /// what the command lists.
     static func fetch<Page: Sendable>(
-        _ sequence: PageSequence<Page>, noun: String, limit: Int? = nil,
-        progress: ProgressLine? = nil, items: @escaping @Sendable (Page) async -> [Item]
+        _ sequence: PageSequence<Page>, noun: String, limit: Int? = nil, items: @escaping @Sendable (Page) async -> [Item]
     ) async -> PagedListing<Item> {
-        let progress = progress ?? ProgressLine(noun: noun)
+        let progress = ProgressLine(noun: noun)
         progress.startTicking()
         let task = Task { await collect(sequence, limit: limit, progress: progress, items: items) }
         let listing = await Interruption.cancelling(task)
