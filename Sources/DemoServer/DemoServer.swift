@@ -44,6 +44,7 @@ public final class DemoServer: Sendable {
     public let rootCertificateDER: Data
     public let port: Int
     private let store: DemoStore
+    private let faults: FaultInjector
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs
@@ -79,8 +80,9 @@ public final class DemoServer: Sendable {
         let productionSeeds = dataset.production.seedIDs()
         let sandboxSeeds = dataset.sandbox.seedIDs()
         let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs = { $0 == .sandbox ? sandboxSeeds : productionSeeds }
+        let faults = FaultInjector(configuration.faults)
         let api = DemoAPI(
-            store: store, authenticator: authenticator, faults: FaultInjector(configuration.faults),
+            store: store, authenticator: authenticator, faults: faults,
             webhookTimeout: configuration.webhookTimeout, logger: configuration.logger, seeds: seeds)
 
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
@@ -108,12 +110,12 @@ public final class DemoServer: Sendable {
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,
             sandboxURL: URL(string: "http://\(configuration.host):\(port)/sandbox")!,
             environment: configuration.environment, signingKey: key, rootCertificateDER: authority.rootDER, port: port,
-            store: store, group: group, task: task, seeds: seeds)
+            store: store, faults: faults, group: group, task: task, seeds: seeds)
     }
 
     private init(
         productionURL: URL, sandboxURL: URL, environment: AppStoreEnvironment, signingKey: P256.Signing.PrivateKey,
-        rootCertificateDER: Data, port: Int, store: DemoStore, group: ServiceGroup, task: Task<Void, any Error>,
+        rootCertificateDER: Data, port: Int, store: DemoStore, faults: FaultInjector, group: ServiceGroup, task: Task<Void, any Error>,
         seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs
     ) {
         self.productionURL = productionURL
@@ -123,13 +125,16 @@ public final class DemoServer: Sendable {
         self.rootCertificateDER = rootCertificateDER
         self.port = port
         self.store = store
+        self.faults = faults
         self.group = group
         self.task = task
         self.seeds = seeds
     }
 
-    /// Stops accepting requests and waits for the server to wind down.
+    /// Stops accepting requests and waits for the server to wind down; injected delays end at once,
+    /// so requests held by them do not hold the stop.
     public func stop() async {
+        faults.stop()
         await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
@@ -143,13 +148,13 @@ public final class DemoServer: Sendable {
     /// A client for this server, with the documented Sandbox fallback when it starts in Production.
     public func makeClient(
         environment: AppStoreEnvironment? = nil, transport: any HTTPTransport = URLSessionTransport(),
-        retryPolicy: RetryPolicy = RetryPolicy()
+        retryPolicy: RetryPolicy = RetryPolicy(), timeout: TimeInterval = 30, callTimeout: TimeInterval? = nil
     ) throws -> AppStoreServerClient {
         let environment = environment ?? self.environment
         return try AppStoreServerClient(
             credentials: credentials, environment: serverEnvironment(environment),
             fallbackEnvironment: environment == .production ? serverEnvironment(.sandbox) : nil,
-            transport: transport, retryPolicy: retryPolicy)
+            transport: transport, retryPolicy: retryPolicy, timeout: timeout, callTimeout: callTimeout)
     }
 
     /// A verifier that trusts this server's root (and not Apple's) for the given environment.
@@ -187,7 +192,21 @@ public final class DemoServer: Sendable {
         }
         return Response(
             status: HTTPTypes.HTTPResponse.Status(code: answer.status), headers: fields,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+            body: answer.trickle > 0 ? trickled(answer.body, faults: api.faults) : ResponseBody(byteBuffer: ByteBuffer(bytes: answer.body)))
+    }
+
+    /// The body one byte at a time (the trickle fault): the headers arrive at once, the rest slowly.
+    static func trickled(_ body: Data, faults: FaultInjector) -> ResponseBody {
+        ResponseBody(contentLength: body.count) { writer in
+            var index = body.startIndex
+            while index < body.endIndex {
+                // When the server stops, the rest goes at once.
+                let end = await faults.trickleWait() ? body.index(after: index) : body.endIndex
+                try await writer.write(ByteBuffer(bytes: body[index..<end]))
+                index = end
+            }
+            try await writer.finish(nil)
+        }
     }
 }
 

@@ -102,6 +102,8 @@ import Testing
             credentials: TestCredentials.credentials, environment: .production, transport: transport,
             retryPolicy: RetryPolicy(maxAttempts: 10, baseDelay: 30, maxDelay: 30))
         let task = Task { try await realClockClient.getTransactionInfo(transactionId: "1") }
+        // Cancel during the 30 s wait, once the first attempt has gone (however busy the machine).
+        while transport.requests.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
         try await Task.sleep(nanoseconds: 50_000_000)
         task.cancel()
         let result = await task.result

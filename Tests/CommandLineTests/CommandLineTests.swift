@@ -5,7 +5,9 @@ import Foundation
 import Testing
 
 /// Runs the built `iapdesk` binary and checks what a user or script sees: tables, JSON, exit codes.
-@Suite struct CommandLineTests {
+/// Serialized: `run` blocks its thread while the binary runs, and several at once would leave the
+/// concurrency pool no thread for the other tests' servers and timers.
+@Suite(.serialized) struct CommandLineTests {
     struct Run {
         let status: Int32
         let stdout: String

@@ -83,6 +83,24 @@ import Testing
         }
     }
 
+    @Test func timeoutFromFileVariableAndFlag() throws {
+        let file = try ConfigFile.parse("[profiles.a]\ntimeout = 90\n[profiles.b]\ntimeout = 2.5\n[profiles.c]\n", path: "c.toml")
+        #expect(file.profiles["a"]?.timeout == 90)
+        #expect(file.profiles["b"]?.timeout == 2.5)
+        #expect(file.profiles["c"]?.timeout == nil)
+        #expect(file.profiles["c"]?.effectiveTimeout == Profile.defaultTimeout)
+        for bad in ["timeout = 0", "timeout = -5", "timeout = \"60\"", "timeout = 100000"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try ConfigFile.parse("[profiles.x]\n\(bad)\n", path: "c.toml") }
+        }
+        let loader = ConfigLoader(environment: ["IAPDESK_TIMEOUT": "15"])
+        #expect(try loader.resolve(file: file, name: "a", flags: ProfileOverrides()).timeout == 15)
+        var flags = ProfileOverrides()
+        flags.timeout = try ProfileParsing.timeoutFlag(4)
+        #expect(try loader.resolve(file: file, name: "a", flags: flags).timeout == 4)
+        #expect(throws: ConfigurationError.self) { try ProfileOverrides.fromEnvironment(["IAPDESK_TIMEOUT": "soon"]) }
+        #expect(throws: ConfigurationError.self) { try ProfileParsing.timeoutFlag(0) }
+    }
+
     @Test func missingSettingsAreListed() {
         var profile = Profile(name: "p")
         profile.issuerId = "i"

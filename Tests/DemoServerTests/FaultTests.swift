@@ -63,6 +63,90 @@ import Testing
         await second.stop()
     }
 
+    @Test func aHangingServerIsCutAtTheDeadlineAndStopsAtOnce() async throws {
+        var configuration = DemoServer.Configuration()
+        configuration.faults.hang = true
+        let server = try await DemoServer.start(configuration)
+        let id = try server.customer("Active monthly subscription").originalTransactionId
+        let client = try server.makeClient(timeout: 60, callTimeout: 2)
+        let started = Date()
+        let error = await apiError { try await client.getTransactionInfo(transactionId: id) }
+        let elapsed = Date().timeIntervalSince(started)
+        guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
+        #expect(elapsed >= 1.9 && elapsed < 15, "took \(elapsed) s")
+        // A request held by the fault does not hold the stop.
+        let held = Task { await apiError { try await server.plainClient().getTransactionInfo(transactionId: id) } }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let stopping = Date()
+        await server.stop()
+        #expect(Date().timeIntervalSince(stopping) < 10)
+        #expect(await held.value != nil)
+    }
+
+    @Test func latencyHitsOnlyEveryNthRequest() async throws {
+        var faults = DemoFaults()
+        faults.latency = 0.3
+        faults.latencyEvery = 3
+        let injector = FaultInjector(faults)
+        var slow: [Bool] = []
+        for _ in 0..<6 {
+            let started = Date()
+            #expect(await injector.delay(injector.arrive()))
+            slow.append(Date().timeIntervalSince(started) >= 0.3)
+        }
+        // The others do not wait at all.
+        #expect(slow == [false, false, true, false, false, true])
+        // Stopping ends a delay at once, and every later one.
+        var long = DemoFaults()
+        long.latency = 600
+        let stopping = FaultInjector(long)
+        let held = Task { await stopping.delay(stopping.arrive()) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        stopping.stop()
+        #expect(await held.value == false)
+        #expect(await stopping.delay(stopping.arrive()) == false)
+    }
+
+    @Test func aTrickledAnswerArrivesWholeButSlowlyAndIsCutAtTheDeadline() async throws {
+        var configuration = DemoServer.Configuration()
+        configuration.faults.trickle = 0.001
+        let server = try await DemoServer.start(configuration)
+        let id = try server.customer("Active monthly subscription").originalTransactionId
+        // A small answer at a millisecond a byte still arrives, intact.
+        #expect(await apiError { try await server.plainClient().getTransactionInfo(transactionId: "2000000499999999") }?.code == 4_040_010)
+        await server.stop()
+
+        configuration.faults.trickle = 0.05
+        let slow = try await DemoServer.start(configuration)
+        let started = Date()
+        let error = await apiError { try await slow.makeClient(timeout: 60, callTimeout: 2).getTransactionInfo(transactionId: id) }
+        guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
+        #expect(Date().timeIntervalSince(started) < 15)
+        let stopping = Date()
+        await slow.stop()
+        #expect(Date().timeIntervalSince(stopping) < 10)
+    }
+
+    @Test func badSignaturesSpoilNestedPayloadsToo() async throws {
+        var configuration = DemoServer.Configuration()
+        configuration.faults.badSignatures = true
+        let server = try await DemoServer.start(configuration)
+        let history = try await server.plainClient().getNotificationHistory(
+            request: .init(startDate: Date().addingTimeInterval(-30 * 86_400 + 60), endDate: Date(), notificationType: .didRenew))
+        let items = history.notificationHistory ?? []
+        #expect(!items.isEmpty)
+        let verifier = try server.makeVerifier()
+        for item in items {
+            let decoded = await verifier.verifyNotification(item.signedPayload ?? "")
+            #expect(decoded.notification.status == .failed(.invalidSignature))
+            // The nested payloads decode, and fail on their own signatures.
+            #expect(decoded.transaction?.status == .failed(.invalidSignature))
+            if let renewal = decoded.renewalInfo { #expect(renewal.status == .failed(.invalidSignature)) }
+            #expect(decoded.transaction?.payload?.transactionId != nil)
+        }
+        await server.stop()
+    }
+
     @Test func badSignaturesFailVerification() async throws {
         var configuration = DemoServer.Configuration()
         configuration.faults.badSignatures = true

@@ -38,6 +38,37 @@ extension DemoServer {
     }
 }
 
+extension DemoServer {
+    /// Sends a request exactly as written, for inputs the typed client cannot make (wrong JSON
+    /// types, repeated parameters); returns the status and Apple's error code, if any.
+    func raw(
+        _ method: String, _ path: String, query: String? = nil, body: String? = nil, environment: AppStoreEnvironment = .production
+    ) async throws -> (status: Int, code: Int64?) {
+        let base = environment == .sandbox ? sandboxURL : productionURL
+        var text = base.absoluteString + path
+        if let query { text += "?" + query }
+        var request = URLRequest(url: URL(string: text)!)
+        request.httpMethod = method
+        request.setValue("Bearer \(try await RequestTokenSigner(credentials: credentials).token())", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        return (status, (try? AppStoreJSON.decode(ErrorPayload.self, from: data))?.errorCode)
+    }
+
+    /// The error code `raw` got, checking the status is its first three digits as Apple's is.
+    func rawCode(
+        _ method: String, _ path: String, query: String? = nil, body: String? = nil, environment: AppStoreEnvironment = .production
+    ) async throws -> Int64? {
+        let (status, code) = try await raw(method, path, query: query, body: body, environment: environment)
+        if let code, Int64(status) != code / 10_000 { throw TestFailure("status \(status) does not match error code \(code)") }
+        return code ?? (status < 300 ? 0 : -Int64(status))
+    }
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

@@ -6,7 +6,10 @@ public struct AppStoreServerClient: Sendable {
     /// Where a lookup goes when `environment` answers "not found" (Production's Sandbox).
     public let fallbackEnvironment: ServerEnvironment?
     public let retryPolicy: RetryPolicy
+    /// Longest wait for one attempt's complete answer (never more than what is left of the deadline).
     public let timeout: TimeInterval
+    /// Longest time one call may take in all, retries and waits included; nil: only `Deadline.current` bounds it.
+    public let callTimeout: TimeInterval?
     private let signer: RequestTokenSigner
     private let transport: any HTTPTransport
     private let clock: any RetryClock
@@ -21,19 +24,20 @@ public struct AppStoreServerClient: Sendable {
         transport: any HTTPTransport = URLSessionTransport(),
         retryPolicy: RetryPolicy = RetryPolicy(),
         timeout: TimeInterval = 30,
+        callTimeout: TimeInterval? = nil,
         clock: any RetryClock = SystemRetryClock(),
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) throws {
         self.init(
             signer: try RequestTokenSigner(credentials: credentials), environment: environment,
             fallbackEnvironment: fallbackEnvironment, transport: transport, retryPolicy: retryPolicy,
-            timeout: timeout, clock: clock, random: random)
+            timeout: timeout, callTimeout: callTimeout, clock: clock, random: random)
     }
 
     init(
         signer: RequestTokenSigner, environment: ServerEnvironment, fallbackEnvironment: ServerEnvironment?,
-        transport: any HTTPTransport, retryPolicy: RetryPolicy, timeout: TimeInterval, clock: any RetryClock,
-        random: @escaping @Sendable () -> Double
+        transport: any HTTPTransport, retryPolicy: RetryPolicy, timeout: TimeInterval, callTimeout: TimeInterval?,
+        clock: any RetryClock, random: @escaping @Sendable () -> Double
     ) {
         self.signer = signer
         self.environment = environment
@@ -41,28 +45,33 @@ public struct AppStoreServerClient: Sendable {
         self.transport = transport
         self.retryPolicy = retryPolicy
         self.timeout = timeout
+        self.callTimeout = callTimeout
         self.clock = clock
         self.random = random
     }
 
     /// Apple's Production with the documented Sandbox fallback, or Apple's Sandbox.
     public static func apple(
-        credentials: Credentials, environment: AppStoreEnvironment, transport: any HTTPTransport = URLSessionTransport()
+        credentials: Credentials, environment: AppStoreEnvironment, transport: any HTTPTransport = URLSessionTransport(),
+        callTimeout: TimeInterval? = nil
     ) throws -> AppStoreServerClient {
         let primary: ServerEnvironment = environment == .sandbox ? .sandbox : .production
         return try AppStoreServerClient(
             credentials: credentials, environment: primary,
-            fallbackEnvironment: environment == .sandbox ? nil : .sandbox, transport: transport)
+            fallbackEnvironment: environment == .sandbox ? nil : .sandbox, transport: transport, callTimeout: callTimeout)
     }
 
     /// The same client pointed at another environment (sharing key, transport and settings).
     public func switching(to environment: ServerEnvironment, fallback: ServerEnvironment? = nil) -> AppStoreServerClient {
         AppStoreServerClient(
             signer: signer, environment: environment, fallbackEnvironment: fallback, transport: transport,
-            retryPolicy: retryPolicy, timeout: timeout, clock: clock, random: random)
+            retryPolicy: retryPolicy, timeout: timeout, callTimeout: callTimeout, clock: clock, random: random)
     }
 
     // MARK: Sending
+
+    /// A retry is worth sending only if at least this much time is left for it after the wait.
+    static let shortestUsefulAttempt: TimeInterval = 0.25
 
     /// Sends one endpoint call: signs, retries what may be retried, maps every failure to `APIError`.
     public func send<Response>(_ endpoint: Endpoint<Response>) async throws(APIError) -> Response {
@@ -71,28 +80,60 @@ public struct AppStoreServerClient: Sendable {
                 "\(endpoint.name) is available in Production only; Apple does not offer it in \(environment.environment.label).")
         }
         let maxAttempts = endpoint.isIdempotent ? retryPolicy.maxAttempts : 1
+        let deadline = Deadline.earliest(Deadline.current, callTimeout.map { Deadline(seconds: $0, from: clock.now()) })
         var attempt = 1
+        var lastError: APIError?
+        func deadlinePassed() -> APIError {
+            .deadlineExceeded(DeadlineFailure(seconds: deadline?.seconds ?? timeout, attempts: attempt, lastProblem: lastError?.summary))
+        }
         while true {
             do {
                 try Task.checkCancellation()
             } catch {
                 throw .cancelled
             }
-            let outcome = await attemptOnce(endpoint)
-            switch outcome {
-            case .success(let value):
-                return value
-            case .failure(let error):
-                guard attempt < maxAttempts, error.isRetryable, let wait = retryDelay(for: error, afterAttempt: attempt) else {
-                    throw error
+            // Each attempt gets the usual timeout, or what is left of the deadline if that is less.
+            var limit = timeout
+            var limitedByDeadline = false
+            if let deadline {
+                let remaining = deadline.remaining(at: clock.now())
+                guard remaining > 0 else {
+                    attempt -= 1
+                    throw deadlinePassed()
                 }
-                do {
-                    try await clock.sleep(seconds: wait)
-                } catch {
-                    throw .cancelled
+                if remaining <= limit {
+                    limit = remaining
+                    limitedByDeadline = true
                 }
-                attempt += 1
             }
+            let error: APIError
+            switch await attemptOnce(endpoint, limit: limit) {
+            case .answered(.success(let value)):
+                return value
+            case .answered(.failure(let failure)):
+                error = failure
+            case .cutShort:
+                if limitedByDeadline { throw deadlinePassed() }
+                error = .transport(TransportFailure(
+                    kind: .timedOut, detail: "no complete answer from \(environment.baseURL.host ?? "the server") in \(DeadlineFailure.format(limit))"))
+            }
+            if let deadline, error.isTimeout, deadline.remaining(at: clock.now()) <= 0 { throw deadlinePassed() }
+            guard attempt < maxAttempts, error.isRetryable, let wait = retryDelay(for: error, afterAttempt: attempt) else {
+                throw error
+            }
+            if let deadline, wait + Self.shortestUsefulAttempt >= deadline.remaining(at: clock.now()) {
+                // No time left for another try: a timeout is the deadline's doing; anything else is reported as it was.
+                lastError = error
+                if error.isTimeout { throw deadlinePassed() }
+                throw error
+            }
+            do {
+                try await clock.sleep(seconds: wait)
+            } catch {
+                throw .cancelled
+            }
+            lastError = error
+            attempt += 1
         }
     }
 
@@ -106,12 +147,18 @@ public struct AppStoreServerClient: Sendable {
         return retryPolicy.backoff(afterAttempt: attempt, random: random())
     }
 
-    private func attemptOnce<Response>(_ endpoint: Endpoint<Response>) async -> Result<Response, APIError> {
+    private enum AttemptOutcome<Response> {
+        case answered(Result<Response, APIError>)
+        /// No complete answer within the attempt's time limit.
+        case cutShort
+    }
+
+    private func attemptOnce<Response>(_ endpoint: Endpoint<Response>, limit: TimeInterval) async -> AttemptOutcome<Response> {
         let token: String
         do {
             token = try await signer.token(now: clock.now())
         } catch {
-            return .failure(.invalidRequest("The request token could not be signed: \(error)"))
+            return .answered(.failure(.invalidRequest("The request token could not be signed: \(error)")))
         }
         var headers: [(name: String, value: String)] = [
             ("Authorization", "Bearer \(token)"),
@@ -121,18 +168,20 @@ public struct AppStoreServerClient: Sendable {
         if endpoint.body != nil { headers.append(("Content-Type", "application/json")) }
         let request = HTTPRequest(
             method: endpoint.method, url: endpoint.url(baseURL: environment.baseURL), headers: headers,
-            body: endpoint.body, timeout: timeout)
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch is CancellationError {
-            return .failure(.cancelled)
-        } catch let failure as TransportFailure {
-            return .failure(.transport(failure))
-        } catch {
-            return .failure(.transport(TransportFailure(kind: .other, detail: String(describing: error))))
+            body: endpoint.body, timeout: limit)
+        let transport = self.transport
+        switch await TimeLimit.run(seconds: limit, { try await transport.send(request) }) {
+        case .timedOut:
+            return .cutShort
+        case .finished(.success(let response)):
+            return .answered(Self.interpret(response, for: endpoint))
+        case .finished(.failure(let error)):
+            switch error {
+            case is CancellationError: return .answered(.failure(.cancelled))
+            case let failure as TransportFailure: return .answered(.failure(.transport(failure)))
+            default: return .answered(.failure(.transport(TransportFailure(kind: .other, detail: String(describing: error)))))
+            }
         }
-        return Self.interpret(response, for: endpoint)
     }
 
     static func interpret<Response>(_ response: HTTPResponse, for endpoint: Endpoint<Response>) -> Result<Response, APIError> {

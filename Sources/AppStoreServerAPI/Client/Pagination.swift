@@ -51,6 +51,42 @@ public struct PageSequence<Page: Sendable>: AsyncSequence, Sendable {
     }
 }
 
+/// How a walk through pages ended.
+public enum PagingEnd: Sendable, Equatable {
+    /// The last page arrived.
+    case complete
+    /// The caller had enough (a limit was reached).
+    case stopped
+    /// The task was cancelled (Ctrl-C): the pages before it were kept.
+    case interrupted
+    /// A page could not be fetched (after any retries, or at the deadline): the pages before it were kept.
+    case failed(APIError)
+
+    public var isComplete: Bool { self == .complete || self == .stopped }
+}
+
+extension PageSequence {
+    /// Fetches page after page and hands each to `body`, which returns false to stop, until the
+    /// last page, a failure or cancellation. It never throws, so whatever arrived before the end is
+    /// still the caller's to show; the result says how it ended.
+    public func walk(isolation: isolated (any Actor)? = #isolation, _ body: (Page) async -> Bool) async -> PagingEnd {
+        var iterator = makeAsyncIterator()
+        while true {
+            if Task.isCancelled { return .interrupted }
+            let page: Page?
+            do {
+                page = try await iterator.next()
+            } catch let error as APIError {
+                return error == .cancelled || Task.isCancelled ? .interrupted : .failed(error)
+            } catch {
+                return Task.isCancelled ? .interrupted : .failed(.invalidRequest("\(error)"))
+            }
+            guard let page else { return .complete }
+            guard await body(page) else { return .stopped }
+        }
+    }
+}
+
 func nextCursor(hasMore: Bool?, token: String?, endpoint: String, field: String) throws(APIError) -> String? {
     guard hasMore == true else { return nil }
     guard let token, !token.isEmpty else {

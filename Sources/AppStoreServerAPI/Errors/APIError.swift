@@ -14,6 +14,8 @@ public enum APIError: Error, Sendable, Equatable {
     /// The call was refused before any request was made (wrong environment, bad argument, key problem).
     case invalidRequest(String)
     case cancelled
+    /// The deadline passed (retries and waits included) before a complete answer arrived.
+    case deadlineExceeded(DeadlineFailure)
 
     /// One line naming what happened.
     public var summary: String {
@@ -24,6 +26,7 @@ public enum APIError: Error, Sendable, Equatable {
         case .decoding(let endpoint, let failure): return "\(endpoint) answered with a body that could not be read: \(failure)."
         case .invalidRequest(let reason): return reason
         case .cancelled: return "The request was cancelled."
+        case .deadlineExceeded(let failure): return failure.summary
         }
     }
 
@@ -37,6 +40,8 @@ public enum APIError: Error, Sendable, Equatable {
         case .decoding: return "The server may be a proxy or not Apple's; check the base URL. The raw body is kept for inspection."
         case .invalidRequest: return "Correct the input and try again."
         case .cancelled: return "Nothing was changed by this tool after the cancel; a write already sent may still have taken effect."
+        case .deadlineExceeded:
+            return "The server is slow or not answering: check the network, any proxy (HTTPS_PROXY) and the base URL, or allow more time."
         }
     }
 
@@ -44,6 +49,15 @@ public enum APIError: Error, Sendable, Equatable {
         switch self {
         case .server(let failure): return failure.isRetryable
         case .transport(let failure): return failure.isRetryable
+        default: return false
+        }
+    }
+
+    /// No answer in time: a timed-out attempt, or the deadline.
+    public var isTimeout: Bool {
+        switch self {
+        case .transport(let failure): return failure.kind == .timedOut
+        case .deadlineExceeded: return true
         default: return false
         }
     }

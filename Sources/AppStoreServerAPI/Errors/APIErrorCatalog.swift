@@ -94,7 +94,7 @@ enum APIErrorCatalog {
         e(.realtimeUrlNotFound, 4040021, "RealtimeUrlNotFoundError", "No realtime URL is configured.", "Configure the realtime URL first."),
         e(.imageAlreadyExists, 4090000, "ImageAlreadyExistsError", "An image with this identifier already exists.", "Use a new identifier."),
         e(.messageAlreadyExists, 4090001, "MessageAlreadyExistsError", "A message with this identifier already exists.", "Use a new identifier."),
-        e(.rateLimitExceeded, 4290000, "RateLimitExceededError", "Apple's rate limit for this endpoint is exceeded.", "Wait until the time Apple gives, then try again; limits are per app, per endpoint, per hour.", retry: true),
+        e(.rateLimitExceeded, 4290000, "RateLimitExceededError", "Apple's rate limit for this endpoint is exceeded.", "Wait until the time Apple gives, then try again. Apple's limits are per app and per endpoint, set in requests per second but enforced over each hour (so a burst can use up the hour); Sandbox allows 10 % of Production.", retry: true),
         e(.generalInternal, 5000000, "GeneralInternalError", "Apple's server had an internal error.", "Try again later; if it persists, check Apple's system status."),
         e(.generalInternalRetryable, 5000001, "GeneralInternalRetryableError", "Apple's server had a temporary internal error.", "Try again shortly.", retry: true),
     ]

@@ -14,6 +14,7 @@ import TOMLKit
 /// app_apple_id = 1234567890
 /// environment = "Production"
 /// read_only = true
+/// timeout = 60
 ///
 /// [keys]                       # rebind console commands (iapdesk keybindings lists them)
 /// "list.down" = ["j", "Down"]
@@ -33,7 +34,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     static let profileKeys: Set<String> = [
-        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme",
+        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -113,6 +114,12 @@ public struct ConfigFile: Sendable, Equatable {
             profile.readOnly = flag
         }
         profile.theme = try string("theme")
+        if let value = table["timeout"] {
+            guard let seconds = value.double ?? value.int.map(Double.init) else {
+                throw .invalidValue(source: where_("timeout"), detail: "must be a number of seconds, such as 60")
+            }
+            profile.timeout = try ProfileParsing.timeout(seconds, source: where_("timeout"))
+        }
         return profile
     }
 

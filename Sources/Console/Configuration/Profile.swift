@@ -17,6 +17,13 @@ public struct Profile: Sendable, Equatable {
     public var rootCerts: [String] = []
     public var readOnly = false
     public var theme: String?
+    /// Seconds a command may take in all (and each console request), retries included.
+    public var timeout: TimeInterval?
+
+    /// Used when no profile, variable or flag sets `timeout`.
+    public static let defaultTimeout: TimeInterval = 60
+
+    public var effectiveTimeout: TimeInterval { timeout ?? Self.defaultTimeout }
 
     public init(name: String) {
         self.name = name
@@ -34,6 +41,7 @@ public struct Profile: Sendable, Equatable {
         if let value = other.rootCerts { rootCerts = value }
         if let value = other.readOnly { readOnly = value }
         if let value = other.theme { theme = value }
+        if let value = other.timeout { timeout = value }
     }
 
     /// What is still needed before a request can be made, as the user would fix it.
@@ -60,6 +68,7 @@ public struct ProfileOverrides: Sendable, Equatable {
     public var rootCerts: [String]?
     public var readOnly: Bool?
     public var theme: String?
+    public var timeout: TimeInterval?
 
     public init() {}
 
@@ -83,6 +92,7 @@ public struct ProfileOverrides: Sendable, Equatable {
         if let text = value("ROOT_CERTS") { overrides.rootCerts = text.split(separator: ":").map(String.init) }
         if let text = value("READ_ONLY") { overrides.readOnly = try ProfileParsing.bool(text, source: "IAPDESK_READ_ONLY") }
         overrides.theme = value("THEME")
+        if let text = value("TIMEOUT") { overrides.timeout = try ProfileParsing.timeout(text, source: "IAPDESK_TIMEOUT") }
         return overrides
     }
 }
@@ -101,6 +111,21 @@ public enum ProfileParsing {
             throw .invalidValue(source: source, detail: "base URL must be an http(s) URL such as https://api.storekit.apple.com")
         }
         return url
+    }
+
+    /// Seconds, more than 0 and at most a day.
+    public static func timeout(_ text: String, source: String) throws(ConfigurationError) -> TimeInterval {
+        guard let seconds = TimeInterval(text.trimmingCharacters(in: .whitespaces)) else {
+            throw .invalidValue(source: source, detail: "must be a number of seconds, such as 60")
+        }
+        return try timeout(seconds, source: source)
+    }
+
+    static func timeout(_ seconds: TimeInterval, source: String) throws(ConfigurationError) -> TimeInterval {
+        guard seconds.isFinite, seconds > 0, seconds <= 86_400 else {
+            throw .invalidValue(source: source, detail: "must be more than 0 and at most 86400 seconds")
+        }
+        return seconds
     }
 
     static func bool(_ text: String, source: String) throws(ConfigurationError) -> Bool {

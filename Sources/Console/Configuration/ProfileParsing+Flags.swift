@@ -9,4 +9,8 @@ extension ProfileParsing {
     public static func urlFlag(_ text: String) throws(ConfigurationError) -> URL {
         try url(text, source: "--base-url")
     }
+
+    public static func timeoutFlag(_ seconds: Double) throws(ConfigurationError) -> TimeInterval {
+        try timeout(seconds, source: "--timeout")
+    }
 }

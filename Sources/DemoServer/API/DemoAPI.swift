@@ -43,21 +43,25 @@ struct DemoAPI: Sendable {
         guard let route = Route(request) else {
             return DemoResponse(status: 404)
         }
-        if faults.faults.latency > 0 {
-            try? await Task.sleep(nanoseconds: UInt64(faults.faults.latency * 1_000_000_000))
+        let number = faults.arrive()
+        guard await faults.delay(number) else {
+            // Stopping: the delay was cut short, and so is the answer.
+            return DemoResponse(status: 503)
         }
+        let response: DemoResponse
         if let refusal = await authenticator.refusal(authorization: request.headers["authorization"], now: store.clock()) {
             logger.debug("401 \(request.method) /\(request.segments.joined(separator: "/")): \(refusal)")
-            return DemoResponse(status: 401)
+            response = DemoResponse(status: 401)
+        } else if let injected = faults.before(number, endpoint: route.limitName, environment: environment, now: store.clock()) {
+            response = injected
+        } else {
+            do {
+                response = try dispatch(route, request, environment)
+            } catch {
+                response = error.response
+            }
         }
-        if let injected = faults.before(endpoint: route.limitName, environment: environment, now: store.clock()) {
-            return injected
-        }
-        do {
-            return faults.after(try dispatch(route, request, environment))
-        } catch {
-            return error.response
-        }
+        return faults.after(number, response)
     }
 
     private func dispatch(_ route: Route, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {

@@ -4,8 +4,14 @@ import Synchronization
 
 /// Faults the demo server can inject, for tests and for showing how the console copes.
 public struct DemoFaults: Sendable, Equatable {
-    /// Added before every answer.
+    /// Added before an answer.
     public var latency: TimeInterval = 0
+    /// Only every Nth request waits `latency`; nil: every request does.
+    public var latencyEvery: Int?
+    /// No answer at all: every request waits until the server stops.
+    public var hang = false
+    /// Every answer's body goes out one byte at a time, this many seconds apart.
+    public var trickle: TimeInterval = 0
     /// Apply Apple's per-endpoint rate limits (per second; Sandbox gets 10 %), answering 429 with Retry-After.
     public var rateLimits = false
     /// Every Nth request fails with `failureStatus` (500 with 5000001, or 503 with no body).
@@ -23,10 +29,12 @@ public struct DemoFaults: Sendable, Equatable {
     public var isEmpty: Bool { self == DemoFaults() }
 }
 
-/// Applies `DemoFaults` to requests and answers.
+/// Applies `DemoFaults` to requests and answers. Each request gets a number when it arrives, so
+/// "every Nth" faults hit the same request however requests interleave.
 final class FaultInjector: Sendable {
     let faults: DemoFaults
     private let state = Mutex<(count: Int, windows: [String: (second: Int64, used: Int)])>((0, [:]))
+    private let pauses = Pauses()
 
     init(_ faults: DemoFaults) { self.faults = faults }
 
@@ -36,12 +44,30 @@ final class FaultInjector: Sendable {
         "testNotification": 1, "testNotificationStatus": 1,
     ]
 
-    /// Counts the request; returns an error answer when a fault applies before routing.
-    func before(endpoint: String, environment: AppStoreEnvironment, now: Date) -> DemoResponse? {
-        let count = state.withLock { state -> Int in
+    /// Numbers an arriving request (1, 2, ...).
+    func arrive() -> Int {
+        state.withLock { state -> Int in
             state.count += 1
             return state.count
         }
+    }
+
+    /// Holds request `number` as the latency and hang faults say; false when the server is stopping.
+    func delay(_ number: Int) async -> Bool {
+        if faults.hang { return await pauses.pause(seconds: 30 * 86_400) }
+        guard faults.latency > 0 else { return true }
+        if let every = faults.latencyEvery, every > 0, number % every != 0 { return true }
+        return await pauses.pause(seconds: faults.latency)
+    }
+
+    /// Waits between trickled bytes; false when the server is stopping (then the rest goes at once).
+    func trickleWait() async -> Bool { await pauses.pause(seconds: faults.trickle) }
+
+    /// Ends every delay now and skips later ones, so the server can stop at once.
+    func stop() { pauses.stop() }
+
+    /// Returns an error answer when a fault applies before routing.
+    func before(_ number: Int, endpoint: String, environment: AppStoreEnvironment, now: Date) -> DemoResponse? {
         if faults.rateLimits {
             let limit = max(1, (Self.limits[endpoint] ?? 50) / (environment == .sandbox ? 10 : 1))
             let second = now.epochMilliseconds / 1000
@@ -59,22 +85,57 @@ final class FaultInjector: Sendable {
                 return error.response
             }
         }
-        if let every = faults.failEvery, every > 0, count % every == 0 {
+        if let every = faults.failEvery, every > 0, number % every == 0 {
             return faults.failureStatus == 503 ? DemoResponse(status: 503) : DemoAPIError.generalInternalRetryable.response
         }
         return nil
     }
 
-    /// Spoils a success answer's body when a fault says so.
-    func after(_ response: DemoResponse) -> DemoResponse {
-        guard (200..<300).contains(response.status), !response.body.isEmpty else { return response }
-        let count = state.withLock { $0.count }
-        var spoiled = response
-        if let every = faults.malformedEvery, every > 0, count % every == 0 {
-            spoiled.body = Data("<html><body>502 Bad Gateway</body></html>".utf8)
-        } else if let every = faults.truncatedEvery, every > 0, count % every == 0 {
-            spoiled.body = response.body.prefix(response.body.count / 2)
+    /// Spoils a success answer's body when a fault says so, and marks any answer to be trickled.
+    func after(_ number: Int, _ response: DemoResponse) -> DemoResponse {
+        var answer = response
+        answer.trickle = faults.trickle
+        guard (200..<300).contains(response.status), !response.body.isEmpty else { return answer }
+        if let every = faults.malformedEvery, every > 0, number % every == 0 {
+            answer.body = Data("<html><body>502 Bad Gateway</body></html>".utf8)
+        } else if let every = faults.truncatedEvery, every > 0, number % every == 0 {
+            answer.body = response.body.prefix(response.body.count / 2)
         }
-        return spoiled
+        return answer
+    }
+}
+
+/// Sleeps that the server's stop ends early: graceful shutdown waits for requests in flight, and
+/// an injected delay must not hold it.
+private final class Pauses: Sendable {
+    private let state = Mutex<(stopped: Bool, next: Int, sleeping: [Int: Task<Void, Never>])>((false, 0, [:]))
+
+    /// True when the whole time passed, false when cut short by `stop`.
+    func pause(seconds: TimeInterval) async -> Bool {
+        guard seconds > 0 else { return !state.withLock { $0.stopped } }
+        let sleep = Task { _ = try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+        let id = state.withLock { state -> Int? in
+            guard !state.stopped else { return nil }
+            state.next += 1
+            state.sleeping[state.next] = sleep
+            return state.next
+        }
+        guard let id else {
+            sleep.cancel()
+            return false
+        }
+        await withTaskCancellationHandler { await sleep.value } onCancel: { sleep.cancel() }
+        return state.withLock { state in
+            state.sleeping[id] = nil
+            return !state.stopped
+        }
+    }
+
+    func stop() {
+        let sleeping = state.withLock { state in
+            state.stopped = true
+            return Array(state.sleeping.values)
+        }
+        sleeping.forEach { $0.cancel() }
     }
 }

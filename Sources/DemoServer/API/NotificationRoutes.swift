@@ -6,30 +6,34 @@ struct NotificationRoutes: Sendable {
     let store: DemoStore
     let sender: WebhookSender
     static let pageSize = 20
+    /// Apple does not say how long a pagination token lives; the demo's last a day.
+    static let tokenLifetime: TimeInterval = 86_400
 
     func history(_ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        let invalid = DemoAPIError(4_000_000, "Invalid request.")
-        let body = try RouteValidation.decodeBody(NotificationHistoryRequest.self, request.body, invalid: invalid)
+        try RouteValidation.checkFields(request.body, [
+            "startDate": (.integer, .invalidStartDate), "endDate": (.integer, .invalidEndDate),
+            "notificationType": (.string, .invalidNotificationType), "notificationSubtype": (.string, .invalidNotificationType),
+            "transactionId": (.string, .invalidTransactionId), "onlyFailures": (.boolean, .generalBadRequest),
+        ])
+        let body = try RouteValidation.decodeBody(NotificationHistoryRequest.self, request.body)
         let now = store.clock()
         guard let start = body.startDate else { throw DemoAPIError(4_000_015, "Invalid request. The start date is required.") }
         guard let requestedEnd = body.endDate else { throw DemoAPIError(4_000_016, "Invalid request. The end date is required.") }
-        guard start < requestedEnd else { throw DemoAPIError(4_000_013, "Invalid request. The start date must be before the end date.") }
+        guard start < requestedEnd else { throw .startDateAfterEndDate }
         let retention: TimeInterval = (environment == .production ? 180 : 30) * 86_400
         guard start >= now.addingTimeInterval(-retention) else {
             throw DemoAPIError(4_000_012, "Invalid request. The start date is earlier than the allowed history (\(environment == .production ? 180 : 30) days).")
         }
+        guard start <= now else { throw DemoAPIError(4_000_015, "Invalid request. The start date is in the future.") }
+        // A future end date is allowed and read as now.
         let end = min(requestedEnd, now)
-        if let type = body.notificationType, !type.isKnown {
-            throw DemoAPIError(4_000_018, "Invalid request. The notification type or subtype is invalid.")
-        }
+        if let type = body.notificationType, !type.isKnown { throw .invalidNotificationType }
         if let subtype = body.notificationSubtype {
             guard let type = body.notificationType, subtype.isKnown, type.allowedSubtypes.subtypes.contains(subtype) else {
-                throw DemoAPIError(4_000_018, "Invalid request. The notification type or subtype is invalid.")
+                throw .invalidNotificationType
             }
         }
-        if body.transactionId != nil && body.notificationType != nil {
-            throw DemoAPIError(4_000_019, "Invalid request. Only one of transactionId and notificationType may be given.")
-        }
+        if body.transactionId != nil && body.notificationType != nil { throw .multipleFiltersSupplied }
         let filters = String(decoding: (try? AppStoreJSON.encoder().encode(body)) ?? Data(), as: UTF8.self)
         let (items, next) = try store.read(environment) { data throws(DemoAPIError) -> ([NotificationHistoryResponseItem], String?) in
             var customer: Int?
@@ -45,16 +49,17 @@ struct NotificationRoutes: Sendable {
             }
             var offset = 0
             if let token = request.queryValue("paginationToken") {
-                guard let decoded = PagingCursor.offset(token, kind: "nh", filters: filters) else {
-                    throw DemoAPIError(4_000_014, "Invalid request. The pagination token is invalid.")
+                guard let decoded = PagingCursor.read(token, kind: "nh", filters: filters), let issued = decoded.issued else {
+                    throw .invalidPaginationToken
                 }
-                offset = min(decoded, matching.count)
+                guard now.timeIntervalSince(issued) <= Self.tokenLifetime else { throw .paginationTokenExpired }
+                offset = min(decoded.offset, matching.count)
             }
             let upper = min(offset + Self.pageSize, matching.count)
             let page = matching[offset..<upper].map {
-                NotificationHistoryResponseItem(signedPayload: store.served($0.signedPayload), sendAttempts: $0.attempts)
+                NotificationHistoryResponseItem(signedPayload: store.servedNotification($0.signedPayload), sendAttempts: $0.attempts)
             }
-            return (page, upper < matching.count ? PagingCursor.make(kind: "nh", offset: upper, filters: filters) : nil)
+            return (page, upper < matching.count ? PagingCursor.make(kind: "nh", offset: upper, filters: filters, issued: now) : nil)
         }
         var response = NotificationHistoryResponse()
         response.notificationHistory = items
@@ -65,7 +70,7 @@ struct NotificationRoutes: Sendable {
 
     func requestTest(_ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
         guard let url = store.webhook else {
-            throw DemoAPIError(4_040_007, "No App Store Server Notifications URL is configured for this environment.")
+            throw .serverNotificationUrlNotFound
         }
         var payload = NotificationPayload.demo(.test, nil, uuid: UUID().uuidString.lowercased(), signedDate: store.clock())
         payload.data = .demoApp(environment)
@@ -80,14 +85,10 @@ struct NotificationRoutes: Sendable {
     }
 
     func testStatus(_ token: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        guard RouteValidation.isUUID(token) else {
-            throw DemoAPIError(4_000_020, "Invalid request. The test notification token is invalid.")
-        }
+        guard RouteValidation.isUUID(token) else { throw .invalidTestNotificationToken }
         let note = try store.read(environment) { data throws(DemoAPIError) in data.testNotifications[token.lowercased()] }
-        guard let note, !note.attempts.isEmpty else {
-            throw DemoAPIError(4_040_008, "The test notification result is not available yet, or the token has expired.")
-        }
-        return .json(CheckTestNotificationResponse(signedPayload: store.served(note.signedPayload), sendAttempts: note.attempts))
+        guard let note, !note.attempts.isEmpty else { throw .testNotificationNotFound }
+        return .json(CheckTestNotificationResponse(signedPayload: store.servedNotification(note.signedPayload), sendAttempts: note.attempts))
     }
 
     /// Signs a new notification about a customer's transaction, adds it to the history and
@@ -105,8 +106,8 @@ struct NotificationRoutes: Sendable {
         var payload = NotificationPayload.demo(type, subtype, uuid: UUID().uuidString.lowercased(), signedDate: now)
         var body = NotificationData.demoApp(environment)
         body.bundleVersion = DemoCatalog.bundleVersion
-        body.signedTransactionInfo = transaction.map(store.sign)
-        body.signedRenewalInfo = renewal.map(store.sign)
+        body.signedTransactionInfo = transaction.map(store.signedNow)
+        body.signedRenewalInfo = renewal.map(store.signedNow)
         body.status = status
         payload.data = body
         append(payload, environment: environment, customer: customer)
@@ -140,7 +141,7 @@ struct NotificationRoutes: Sendable {
         let sender = self.sender
         Task.detached {
             let attemptDate = store.clock()
-            let result = await sender.deliver(signedPayload: signed, to: url)
+            let result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
             try? store.write(environment) { data throws(DemoAPIError) in
                 record(&data, SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
             }

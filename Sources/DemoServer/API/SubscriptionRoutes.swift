@@ -11,7 +11,7 @@ struct SubscriptionRoutes {
         var wanted: Set<SubscriptionStatus> = []
         for text in request.queryValues("status") {
             guard let raw = Int(text), let status = Optional(SubscriptionStatus(raw)), status.isKnown else {
-                throw DemoAPIError(4_000_031, "Invalid request. The status parameter is invalid.")
+                throw .invalidStatus
             }
             wanted.insert(status)
         }
@@ -56,7 +56,8 @@ struct SubscriptionRoutes {
 
     func extend(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
         guard RouteValidation.isDigits(id) else { throw .invalidOriginalTransactionId }
-        let body = try RouteValidation.decodeBody(ExtendRenewalDateRequest.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
+        try RouteValidation.checkFields(request.body, Self.extensionFields)
+        let body = try RouteValidation.decodeBody(ExtendRenewalDateRequest.self, request.body)
         let (days, _, requestIdentifier) = try Self.validate(body)
         let now = store.clock()
         let (response, latest, customer, replay) = try store.write(environment) { data throws(DemoAPIError) -> (ExtendRenewalDateResponse, String, Int, Bool) in
@@ -71,14 +72,14 @@ struct SubscriptionRoutes {
             }
             guard var latest = data.transactions[subscription.latestTransactionId] else { throw .originalTransactionIdNotFound }
             if latest.payload.inAppOwnershipType == .familyShared {
-                throw DemoAPIError(4_030_007, "Forbidden. Family Sharing subscriptions can't be extended directly; extend the purchaser's.")
+                throw .familySharedSubscriptionExtensionIneligible
             }
             guard subscription.status == .active, !subscription.inFreeOffer, let expires = latest.payload.expiresDate, expires > now else {
-                throw DemoAPIError(4_030_004, "Forbidden. The subscription isn't eligible for a renewal date extension.")
+                throw .subscriptionExtensionIneligible
             }
             let lastYear = subscription.extensions.filter { $0.date > now.addingTimeInterval(-365 * 86_400) }
             guard lastYear.count < Self.maxExtensionsPerYear else {
-                throw DemoAPIError(4_030_005, "Forbidden. The subscription has reached the maximum number of renewal date extensions.")
+                throw .subscriptionMaxExtension
             }
             let newExpiry = expires.addingTimeInterval(Double(days) * 86_400)
             latest.payload.expiresDate = newExpiry
@@ -99,30 +100,35 @@ struct SubscriptionRoutes {
         return .json(response)
     }
 
-    static func validate(_ body: ExtendRenewalDateRequest) throws(DemoAPIError) -> (Int, ExtendReasonCode, String) {
-        guard let days = body.extendByDays, (1...90).contains(days) else {
-            throw DemoAPIError(4_000_009, "Invalid request. The extend by days value is invalid; use 1 to 90.")
-        }
-        guard let reason = body.extendReasonCode, reason.isKnown else {
-            throw DemoAPIError(4_000_010, "Invalid request. The extend reason code is invalid.")
-        }
-        guard let requestIdentifier = body.requestIdentifier, !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else {
-            throw DemoAPIError(4_000_011, "Invalid request. The request identifier is invalid; use 1 to 128 characters.")
-        }
+    /// The body fields of both extension requests, with the error a wrong type gets.
+    static let extensionFields: [String: (FieldType, DemoAPIError)] = [
+        "extendByDays": (.integer, .invalidExtendByDays), "extendReasonCode": (.integer, .invalidExtendReasonCode),
+        "requestIdentifier": (.string, .invalidRequestIdentifier), "productId": (.string, .invalidProductId),
+        "storefrontCountryCodes": (.strings, .invalidStorefrontCountryCode),
+    ]
+
+    /// Checks the fields both extension requests share; a mass extension's identifier must be a UUID.
+    static func validate(_ body: ExtendRenewalDateRequest, identifierIsUUID: Bool = false) throws(DemoAPIError) -> (Int, ExtendReasonCode, String) {
+        guard let days = body.extendByDays, (1...90).contains(days) else { throw .invalidExtendByDays }
+        guard let reason = body.extendReasonCode, reason.isKnown else { throw .invalidExtendReasonCode }
+        guard let requestIdentifier = body.requestIdentifier, !requestIdentifier.isEmpty, requestIdentifier.count <= 128,
+              !identifierIsUUID || RouteValidation.isUUID(requestIdentifier)
+        else { throw .invalidRequestIdentifier }
         return (Int(days), reason, requestIdentifier)
     }
 
     func massExtend(_ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        let body = try RouteValidation.decodeBody(MassExtendRenewalDateRequest.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
-        _ = try Self.validate(ExtendRenewalDateRequest(extendByDays: body.extendByDays, extendReasonCode: body.extendReasonCode, requestIdentifier: body.requestIdentifier))
+        try RouteValidation.checkFields(request.body, Self.extensionFields)
+        let body = try RouteValidation.decodeBody(MassExtendRenewalDateRequest.self, request.body)
+        _ = try Self.validate(
+            ExtendRenewalDateRequest(extendByDays: body.extendByDays, extendReasonCode: body.extendReasonCode, requestIdentifier: body.requestIdentifier),
+            identifierIsUUID: true)
         guard let productId = body.productId, let product = DemoCatalog.product(productId), product.type == .autoRenewableSubscription else {
-            throw DemoAPIError(4_000_023, "Invalid request. The product id is invalid.")
+            throw .invalidProductId
         }
         if let codes = body.storefrontCountryCodes {
-            guard !codes.isEmpty else { throw DemoAPIError(4_000_027, "Invalid request. The storefront country code list is empty.") }
-            guard codes.allSatisfy({ $0.count == 3 && $0.allSatisfy(\.isUppercase) }) else {
-                throw DemoAPIError(4_000_028, "Invalid request. A storefront country code is invalid.")
-            }
+            guard !codes.isEmpty else { throw .invalidEmptyStorefrontCountryCodeList }
+            guard codes.allSatisfy(RouteValidation.isStorefront) else { throw .invalidStorefrontCountryCode }
         }
         let key = Self.massKey(productId, body.requestIdentifier!)
         let isNew = try store.write(environment) { data throws(DemoAPIError) -> Bool in
@@ -142,7 +148,8 @@ struct SubscriptionRoutes {
         return .json(MassExtendRenewalDateResponse(requestIdentifier: body.requestIdentifier))
     }
 
-    static func massKey(_ productId: String, _ requestIdentifier: String) -> String { "\(productId)\n\(requestIdentifier)" }
+    /// UUIDs are compared without regard to case (Apple's Swift library sends them uppercase).
+    static func massKey(_ productId: String, _ requestIdentifier: String) -> String { "\(productId)\n\(requestIdentifier.lowercased())" }
 
     static func completeMassExtension(key: String, environment: AppStoreEnvironment, store: DemoStore, notifications: NotificationRoutes) {
         let now = store.clock()
@@ -190,14 +197,11 @@ struct SubscriptionRoutes {
     }
 
     func massExtendStatus(_ productId: String, _ requestIdentifier: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        guard DemoCatalog.product(productId) != nil else { throw DemoAPIError(4_000_023, "Invalid request. The product id is invalid.") }
-        guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else {
-            throw DemoAPIError(4_000_011, "Invalid request. The request identifier is invalid.")
-        }
+        guard RouteValidation.isProductId(productId), DemoCatalog.product(productId) != nil else { throw .invalidProductId }
+        // Mass extensions are keyed by UUID; anything else cannot name one.
+        guard RouteValidation.isUUID(requestIdentifier) else { throw .invalidRequestIdentifier }
         let job = try store.read(environment) { data throws(DemoAPIError) in data.massExtensions[Self.massKey(productId, requestIdentifier)] }
-        guard let job else {
-            throw DemoAPIError(4_040_009, "No renewal date extension request matches this request identifier and product ID.")
-        }
+        guard let job else { throw .statusRequestNotFound }
         var response = MassExtendRenewalDateStatusResponse()
         response.requestIdentifier = requestIdentifier
         response.complete = job.complete

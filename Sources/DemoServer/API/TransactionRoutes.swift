@@ -53,10 +53,9 @@ struct TransactionRoutes {
     static func page(_ records: [DemoTransaction], cursor: String?, filters: String) throws(DemoAPIError) -> ([DemoTransaction], String, Bool) {
         var offset = 0
         if let cursor {
-            guard let decoded = PagingCursor.offset(cursor, kind: "rev", filters: filters) else {
-                throw DemoAPIError(4_000_005, "Invalid request revision.")
-            }
-            offset = min(decoded, records.count)
+            // Revisions do not expire: a stored one fetches what changed since.
+            guard let decoded = PagingCursor.read(cursor, kind: "rev", filters: filters) else { throw .invalidRequestRevision }
+            offset = min(decoded.offset, records.count)
         }
         let end = min(offset + pageSize, records.count)
         return (Array(records[offset..<end]), PagingCursor.make(kind: "rev", offset: end, filters: filters), end < records.count)
@@ -66,7 +65,7 @@ struct TransactionRoutes {
         let app = try store.read(environment) { data throws(DemoAPIError) -> AppTransactionPayload in
             let customer = try RouteValidation.customer(for: id, in: data)
             guard let appId = data.customers[customer]?.appTransactionId, let app = data.appTransactions[appId] else {
-                throw DemoAPIError(4_040_019, "No AppTransaction exists for the customer.")
+                throw .appTransactionDoesNotExist
             }
             return app
         }
@@ -82,31 +81,31 @@ struct TransactionRoutes {
     }
 
     func consumption(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        let body = try RouteValidation.decodeBody(ConsumptionRequest.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
+        guard RouteValidation.isDigits(id) else { throw .invalidTransactionId }
+        try RouteValidation.checkFields(request.body, [
+            "customerConsented": (.boolean, .invalidCustomerConsented), "deliveryStatus": (.string, .invalidDeliveryStatus),
+            "sampleContentProvided": (.boolean, .invalidSampleContentProvided), "refundPreference": (.string, .invalidRefundPreference),
+            "consumptionPercentage": (.integer, .consumptionPercentageOutOfRange),
+        ])
+        let body = try RouteValidation.decodeBody(ConsumptionRequest.self, request.body)
         let transaction = try store.read(environment) { data throws(DemoAPIError) in try RouteValidation.transaction(id, in: data) }
-        if transaction.payload.inAppOwnershipType == .familyShared {
-            throw DemoAPIError(4_000_185, "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
-        }
-        guard body.customerConsented == true else { throw DemoAPIError(4_000_035, "Invalid request. The customer consented field is invalid.") }
-        guard let status = body.deliveryStatus, status.isKnown else { throw DemoAPIError(4_000_036, "Invalid request. The delivery status field is invalid.") }
-        guard body.sampleContentProvided != nil else { throw DemoAPIError(4_000_041, "Invalid request. The sample content provided field is invalid.") }
-        if let preference = body.refundPreference, !preference.isKnown {
-            throw DemoAPIError(4_000_044, "Invalid request. The refund preference field is invalid.")
-        }
+        if transaction.payload.inAppOwnershipType == .familyShared { throw .familyTransactionNotSupported }
+        guard body.customerConsented == true else { throw .invalidCustomerConsented }
+        guard let status = body.deliveryStatus, status.isKnown else { throw .invalidDeliveryStatus }
+        guard body.sampleContentProvided != nil else { throw .invalidSampleContentProvided }
+        if let preference = body.refundPreference, !preference.isKnown { throw .invalidRefundPreference }
         if let percentage = body.consumptionPercentage {
-            if transaction.payload.type == .autoRenewableSubscription {
-                throw DemoAPIError(4_000_209, "Invalid request. The consumption percentage field is not supported for auto-renewable subscription transactions.")
-            }
-            guard (0...100_000).contains(percentage) else { throw DemoAPIError(4_000_000, "Invalid request. The consumption percentage is out of range.") }
-            if status != .delivered && percentage != 0 {
-                throw DemoAPIError(4_000_000, "Invalid request. The consumption percentage must be 0 when the content was not delivered.")
-            }
+            if transaction.payload.type == .autoRenewableSubscription { throw .consumptionPercentageOnSubscription }
+            guard (0...100_000).contains(percentage) else { throw .consumptionPercentageOutOfRange }
+            if status != .delivered && percentage != 0 { throw .undeliveredConsumptionPercentageNonZero }
         }
         return DemoResponse(status: 202)
     }
 
     func consumptionV1(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        let body = try RouteValidation.decodeBody(ConsumptionRequestV1.self, request.body, invalid: DemoAPIError(4_000_000, "Invalid request."))
+        guard RouteValidation.isDigits(id) else { throw .invalidTransactionId }
+        try RouteValidation.checkFields(request.body, Self.consumptionV1Fields)
+        let body = try RouteValidation.decodeBody(ConsumptionRequestV1.self, request.body)
         _ = try store.read(environment) { data throws(DemoAPIError) in try RouteValidation.transaction(id, in: data) }
         let checks: [(Bool, Int64, String)] = [
             (body.customerConsented == true, 4_000_035, "customer consented"),
@@ -128,23 +127,34 @@ struct TransactionRoutes {
         return DemoResponse(status: 202)
     }
 
+    /// Send Consumption Information V1: every field is an integer enum except three.
+    static let consumptionV1Fields: [String: (FieldType, DemoAPIError)] = {
+        let integers: [(String, Int64, String)] = [
+            ("consumptionStatus", 4_000_034, "consumption status"), ("platform", 4_000_039, "platform"),
+            ("deliveryStatus", 4_000_036, "delivery status"), ("accountTenure", 4_000_032, "account tenure"),
+            ("playTime", 4_000_040, "play time"), ("lifetimeDollarsRefunded", 4_000_038, "lifetime dollars refunded"),
+            ("lifetimeDollarsPurchased", 4_000_037, "lifetime dollars purchased"), ("userStatus", 4_000_042, "user status"),
+            ("refundPreference", 4_000_044, "refund preference"),
+        ]
+        var fields = Dictionary(uniqueKeysWithValues: integers.map { ($0.0, (FieldType.integer, DemoAPIError($0.1, "Invalid request. The \($0.2) field is invalid."))) })
+        fields["customerConsented"] = (.boolean, .invalidCustomerConsented)
+        fields["sampleContentProvided"] = (.boolean, .invalidSampleContentProvided)
+        fields["appAccountToken"] = (.string, DemoAPIError(4_000_033, "Invalid request. The app account token field is invalid."))
+        return fields
+    }()
+
     func setAppAccountToken(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
         guard RouteValidation.isDigits(id) else { throw .invalidTransactionId }
-        let body = try RouteValidation.decodeBody(
-            UpdateAppAccountTokenRequest.self, request.body,
-            invalid: DemoAPIError(4_000_183, "Invalid request. The app account token field must be a valid UUID."))
-        guard let token = body.appAccountToken, RouteValidation.isUUID(token) else {
-            throw DemoAPIError(4_000_183, "Invalid request. The app account token field must be a valid UUID.")
-        }
+        try RouteValidation.checkFields(request.body, ["appAccountToken": (.string, .invalidAppAccountTokenUUID)])
+        let body = try RouteValidation.decodeBody(UpdateAppAccountTokenRequest.self, request.body)
+        guard let token = body.appAccountToken, RouteValidation.isUUID(token) else { throw .invalidAppAccountTokenUUID }
         try store.write(environment) { data throws(DemoAPIError) in
             if data.appTransactions[id] != nil { throw .appTransactionIdNotSupported }
             guard let transaction = data.transactions[id] else { throw .originalTransactionIdNotFound }
             guard transaction.payload.originalTransactionId == id else {
-                throw DemoAPIError(4_000_187, "Invalid request. The transaction ID provided is not an original transaction ID.")
+                throw .transactionIdNotOriginal
             }
-            if transaction.payload.inAppOwnershipType == .familyShared {
-                throw DemoAPIError(4_000_185, "Invalid request. Family Sharing transactions aren't supported by this endpoint.")
-            }
+            if transaction.payload.inAppOwnershipType == .familyShared { throw .familyTransactionNotSupported }
             // The token applies to the chain's current and future transactions.
             for other in data.customerTransactions[transaction.customer, default: []]
             where data.transactions[other]?.payload.originalTransactionId == id {
@@ -172,40 +182,43 @@ struct HistoryFilters {
     let fingerprint: String
 
     init(_ request: DemoRequest) throws(DemoAPIError) {
-        func milliseconds(_ name: String, _ code: Int64, _ what: String) throws(DemoAPIError) -> Date? {
-            guard let text = request.queryValue(name) else { return nil }
-            guard let value = Int64(text), value >= 0 else { throw DemoAPIError(code, "Invalid request. The \(what) is invalid.") }
+        func milliseconds(_ name: String, _ error: DemoAPIError) throws(DemoAPIError) -> Date? {
+            let values = request.queryValues(name)
+            guard let text = values.first else { return nil }
+            guard values.count == 1, let value = Int64(text), value >= 0 else { throw error }
             return Date(epochMilliseconds: value)
         }
-        startDate = try milliseconds("startDate", 4_000_015, "start date")
-        endDate = try milliseconds("endDate", 4_000_016, "end date")
+        startDate = try milliseconds("startDate", .invalidStartDate)
+        endDate = try milliseconds("endDate", .invalidEndDate)
         if let startDate, let endDate, startDate >= endDate {
             throw DemoAPIError(4_000_016, "Invalid request. The end date must be after the start date.")
         }
         productIds = request.queryValues("productId")
-        if productIds.contains(where: { $0.isEmpty || $0.count > 200 }) { throw DemoAPIError(4_000_023, "Invalid request. The product id parameter is invalid.") }
+        if !productIds.allSatisfy(RouteValidation.isProductId) { throw .invalidProductId }
         productTypes = request.queryValues("productType").map(HistoryProductType.init)
-        if productTypes.contains(where: { !$0.isKnown }) { throw DemoAPIError(4_000_022, "Invalid request. The product type parameter is invalid.") }
-        let sortText = request.queryValue("sort") ?? "ASCENDING"
-        sort = HistorySortOrder(sortText)
-        guard sort.isKnown else { throw DemoAPIError(4_000_021, "Invalid request. The sort parameter is invalid.") }
-        groups = request.queryValues("subscriptionGroupIdentifier")
-        if groups.contains(where: { $0.isEmpty }) {
-            throw DemoAPIError(4_000_024, "Invalid request. The subscription group identifier parameter is invalid.")
+        if productTypes.contains(where: { !$0.isKnown }) { throw .invalidProductType }
+        // A parameter that is not repeatable must not come twice.
+        func single(_ name: String, _ error: DemoAPIError) throws(DemoAPIError) -> String? {
+            let values = request.queryValues(name)
+            guard values.count <= 1 else { throw error }
+            return values.first
         }
-        if let text = request.queryValue("inAppOwnershipType") {
+        sort = HistorySortOrder(try single("sort", .invalidSort) ?? "ASCENDING")
+        guard sort.isKnown else { throw .invalidSort }
+        groups = request.queryValues("subscriptionGroupIdentifier")
+        // Apple's subscription group identifiers are numbers.
+        if !groups.allSatisfy(RouteValidation.isDigits) { throw .invalidSubscriptionGroupIdentifier }
+        if let text = try single("inAppOwnershipType", .invalidInAppOwnershipType) {
             let value = InAppOwnershipType(text)
-            guard value == .familyShared || value == .purchased else {
-                throw DemoAPIError(4_000_026, "Invalid request. The in-app ownership type parameter is invalid.")
-            }
+            guard value == .familyShared || value == .purchased else { throw .invalidInAppOwnershipType }
             ownership = value
         }
-        if let text = request.queryValue("revoked") {
-            guard let value = RouteValidation.bool(text) else { throw DemoAPIError(4_000_030, "Invalid request. The revoked parameter is invalid.") }
+        if let text = try single("revoked", .invalidRevoked) {
+            guard let value = RouteValidation.bool(text) else { throw .invalidRevoked }
             revoked = value
         }
-        if let text = request.queryValue("excludeRevoked") {
-            guard let value = RouteValidation.bool(text) else { throw DemoAPIError(4_000_025, "Invalid request. The exclude revoked parameter is invalid.") }
+        if let text = try single("excludeRevoked", .invalidExcludeRevoked) {
+            guard let value = RouteValidation.bool(text) else { throw .invalidExcludeRevoked }
             if value && revoked == nil { revoked = false }
         }
         fingerprint = request.query.filter { $0.name != "revision" }.map { "\($0.name)=\($0.value)" }.sorted().joined(separator: "&")

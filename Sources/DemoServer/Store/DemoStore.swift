@@ -37,18 +37,10 @@ final class DemoStore: Sendable {
         }
     }
 
-    /// A transaction signed now, as Apple signs each answer.
-    func sign(_ transaction: TransactionPayload) -> String {
-        var payload = transaction
-        payload.signedDate = clock()
-        return served(signed(payload))
-    }
+    /// A transaction signed now, as Apple signs each answer, as it goes out.
+    func sign(_ transaction: TransactionPayload) -> String { served(signedNow(transaction)) }
 
-    func sign(_ renewal: RenewalInfoPayload) -> String {
-        var payload = renewal
-        payload.signedDate = clock()
-        return served(signed(payload))
-    }
+    func sign(_ renewal: RenewalInfoPayload) -> String { served(signedNow(renewal)) }
 
     func sign(_ app: AppTransactionPayload) -> String {
         var payload = app
@@ -56,9 +48,48 @@ final class DemoStore: Sendable {
         return served(signed(payload))
     }
 
+    /// Signed now but not yet served: for payloads nested in a notification, which is served whole.
+    func signedNow(_ transaction: TransactionPayload) -> String {
+        var payload = transaction
+        payload.signedDate = clock()
+        return signed(payload)
+    }
+
+    func signedNow(_ renewal: RenewalInfoPayload) -> String {
+        var payload = renewal
+        payload.signedDate = clock()
+        return signed(payload)
+    }
+
     func signed(_ payload: some Encodable) -> String {
         // The payload types encode only plain values: failure would be a programming error.
         (try? signer.sign(payload)) ?? ""
+    }
+
+    /// A stored notification as it goes out. With the bad-signature fault on, the signed payloads
+    /// nested in it (transaction, renewal info, app transaction) are altered as well, so a client
+    /// that checks only the outer signature, or decodes the nested ones on their own, still sees the fault.
+    func servedNotification(_ jws: String) -> String {
+        guard corruptSignatures else { return jws }
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]), let json = try? JSONValue.parse(payload) else {
+            return served(jws)
+        }
+        let spoiled = Self.spoilingNested(json, with: served)
+        return served(signer.sign(json: Data(spoiled.rendered().utf8)))
+    }
+
+    /// Every string under a key starting with "signed" (a nested JWS), passed through `spoil`.
+    static func spoilingNested(_ value: JSONValue, with spoil: (String) -> String) -> JSONValue {
+        switch value {
+        case .object(let members):
+            return .object(members.map { member in
+                if member.key.hasPrefix("signed"), case .string(let jws) = member.value { return (member.key, .string(spoil(jws))) }
+                return (member.key, spoilingNested(member.value, with: spoil))
+            })
+        case .array(let items): return .array(items.map { spoilingNested($0, with: spoil) })
+        default: return value
+        }
     }
 
     /// A stored JWS as it goes out: altered when the bad-signature fault is on.

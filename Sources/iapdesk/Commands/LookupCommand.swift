@@ -43,7 +43,7 @@ struct LookupCommand: AsyncParsableCommand {
 
 /// Exits with the verification status when anything shown did not verify.
 func requireVerified(_ statuses: [VerificationStatus]) throws {
-    if let failed = statuses.first(where: { if case .failed = $0 { return true } else { return false } }) {
-        throw CLIError("Signed data did not verify: \(failed.summary)", status: .unverified)
+    for status in statuses {
+        if case .failed(let failure) = status { throw CLIError(unverified: failure) }
     }
 }

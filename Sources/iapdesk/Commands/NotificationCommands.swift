@@ -30,31 +30,49 @@ struct NotificationsCommand: AsyncParsableCommand {
             request.notificationSubtype = subtype.map { NotificationSubtype($0.uppercased()) }
             request.transactionId = transaction
             request.onlyFailures = failures ? true : nil
+            let listing = await PagedListing.fetch(session.client.notificationHistoryPages(request: request), noun: "notifications", limit: limit) { page in
+                var entries: [Entry] = []
+                for item in page.notificationHistory ?? [] { entries.append(await Entry(item, session: session)) }
+                return entries
+            }
+            try listing.requireFirstPage()
             var rows: [[String: Any?]] = []
             var table = TextTable("SIGNED", "TYPE", "SUBTYPE", "FIRST ATTEMPT", "TRIES", "LAST RESULT", "UUID")
-            var statuses: [VerificationStatus] = []
-            pageLoop: for try await page in session.client.notificationHistoryPages(request: request) {
-                for item in page.notificationHistory ?? [] {
-                    let decoded = await item.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
-                    let payload = decoded?.notification.payload
-                        ?? item.signedPayload.flatMap { SignedDataInspector.decodeUnverified($0, as: NotificationPayload.self, reason: session.verifierProblem ?? "").payload }
-                    if let status = decoded?.notification.status { statuses.append(status) }
-                    let attempts = item.sendAttempts ?? []
-                    rows.append([
-                        "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
-                        "subtype": payload?.subtype?.rawValue, "verification": decoded.map { Records.verification($0.notification.status) },
-                        "sendAttempts": attempts.map(Records.attempt),
-                    ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
-                    table.add(
-                        DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
-                        attempts.first?.sendAttemptResult?.rawValue ?? "(none)", String(attempts.count),
-                        attempts.last?.sendAttemptResult?.rawValue ?? "-", payload?.notificationUUID ?? "-")
-                    if let limit, rows.count >= limit { break pageLoop }
-                }
+            for entry in listing.items {
+                let payload = entry.payload
+                let attempts = entry.attempts
+                rows.append([
+                    "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
+                    "subtype": payload?.subtype?.rawValue, "verification": entry.decoded.map { Records.verification($0.notification.status) },
+                    "sendAttempts": attempts.map(Records.attempt),
+                ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
+                table.add(
+                    DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
+                    attempts.first?.sendAttemptResult?.rawValue ?? "(none)", String(attempts.count),
+                    attempts.last?.sendAttemptResult?.rawValue ?? "-", payload?.notificationUUID ?? "-")
             }
-            printer.emit(["environment": session.environment.rawValue, "count": rows.count, "notifications": rows])
-            printer.text(rows.isEmpty ? "No notifications match in \(session.environmentLabel)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(session.environmentLabel)\n\n" + table.render())
-            try requireVerified(statuses)
+            printer.emit(["environment": session.environment.rawValue, "count": rows.count, "notifications": rows].merging(listing.jsonFields) { $1 })
+            let partial = listing.isPartial ? " (partial)" : ""
+            printer.text(rows.isEmpty ? "No notifications match in \(session.environmentLabel)\(partial)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(session.environmentLabel)\(partial)\n\n" + table.render())
+            try listing.requireComplete(noun: "notifications")
+            // The nested transaction and renewal info count too: each is signed on its own.
+            try requireVerified(listing.items.flatMap { entry in
+                [entry.decoded?.notification.status, entry.decoded?.transaction?.status, entry.decoded?.renewalInfo?.status].compactMap { $0 }
+            })
+        }
+    }
+
+    /// One notification of the history, decoded (and verified when a verifier can be made).
+    struct Entry: Sendable {
+        let decoded: DecodedNotification?
+        let payload: NotificationPayload?
+        let attempts: [SendAttemptItem]
+
+        init(_ item: NotificationHistoryResponseItem, session: Session) async {
+            decoded = await item.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
+            payload = decoded?.notification.payload
+                ?? item.signedPayload.flatMap { SignedDataInspector.decodeUnverified($0, as: NotificationPayload.self, reason: session.verifierProblem ?? "").payload }
+            attempts = item.sendAttempts ?? []
         }
     }
 }
@@ -64,11 +82,17 @@ struct TestNotificationCommand: AsyncParsableCommand {
         commandName: "test-notification", abstract: "Ask Apple to send a TEST notification to the app's server, and follow its delivery.")
 
     @Flag(name: .long, help: "Wait until the delivery result is known.") var wait = false
-    @Option(name: .long, help: "Seconds to wait with --wait.") var timeout: Double = 60
+    @Option(name: .long, help: ArgumentHelp("Seconds to wait for the result with --wait (the global --timeout bounds each request).", valueName: "seconds"))
+    var waitTimeout: Double = 60
     @OptionGroup var global: GlobalOptions
 
+    func validate() throws {
+        guard waitTimeout > 0, waitTimeout <= 86_400 else { throw ValidationError("--wait-timeout must be more than 0 and at most 86400 seconds.") }
+    }
+
     func run() async throws {
-        try await withSession(global) { session, printer in
+        // The wait is on purpose: the command's deadline covers it on top of the requests' time.
+        try await withSession(global, extraTime: wait ? waitTimeout : 0) { session, printer in
             let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
             printer.text("Requested a test notification in \(session.environmentLabel). Token: \(token)")
             guard wait else {
@@ -76,7 +100,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
                 printer.text("Check later with: iapdesk test-notification-status \(token)")
                 return
             }
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date().addingTimeInterval(waitTimeout)
             while true {
                 do {
                     let status = try await session.client.getTestNotificationStatus(testNotificationToken: token)
@@ -84,7 +108,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
                     return
                 } catch let error as APIError where error.isNotReadyYet {
                     guard Date() < deadline else {
-                        throw CLIError("No delivery result after \(Int(timeout)) s.", hint: "Check later with iapdesk test-notification-status \(token).", status: .unavailable)
+                        throw CLIError("No delivery result after \(Int(waitTimeout)) s.", hint: "Check later with iapdesk test-notification-status \(token), or wait longer with --wait-timeout.", status: .unavailable)
                     }
                     if !printer.json { FileHandle.standardError.write(Data("waiting for the delivery result...\n".utf8)) }
                     try await Task.sleep(nanoseconds: 1_000_000_000)

@@ -14,7 +14,10 @@ struct ServeDemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Production or Sandbox: which environment the printed base URL serves.") var environment: String = "Production"
     @Option(name: .long, help: "Where test and new notifications are POSTed (default: the demo's own receiver).") var webhookURL: String?
     @Option(name: .long, help: "Folder for the demo key and root certificate (default: a new temporary folder).") var dataDir: String?
-    @Option(name: .long, help: "Fault: add this many milliseconds before every answer.") var latencyMs: Int = 0
+    @Option(name: .long, help: "Fault: add this many milliseconds before every answer (or every Nth, with --latency-every).") var latencyMs: Int = 0
+    @Option(name: .long, help: "Fault: only every Nth request waits --latency-ms.") var latencyEvery: Int?
+    @Flag(name: .long, help: "Fault: never answer (requests wait until the server stops).") var hang = false
+    @Option(name: .long, help: "Fault: send every answer's body one byte at a time, this many milliseconds apart.") var trickleMs: Int = 0
     @Flag(name: .long, help: "Fault: enforce Apple's per-endpoint rate limits (429 with Retry-After).") var rateLimits = false
     @Option(name: .long, help: "Fault: every Nth request fails.") var failEvery: Int?
     @Option(name: .long, help: "Fault: status of those failures, 500 or 503.") var failStatus: Int = 500
@@ -25,7 +28,11 @@ struct ServeDemoCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
         guard failStatus == 500 || failStatus == 503 else { throw ValidationError("--fail-status must be 500 or 503.") }
-        for (name, value) in [("--fail-every", failEvery), ("--malformed-every", malformedEvery), ("--truncated-every", truncatedEvery)] {
+        guard latencyMs >= 0, trickleMs >= 0 else { throw ValidationError("--latency-ms and --trickle-ms must not be negative.") }
+        if latencyEvery != nil && latencyMs == 0 { throw ValidationError("--latency-every needs --latency-ms.") }
+        for (name, value) in [
+            ("--fail-every", failEvery), ("--malformed-every", malformedEvery), ("--truncated-every", truncatedEvery), ("--latency-every", latencyEvery),
+        ] {
             if let value, value < 1 { throw ValidationError("\(name) must be at least 1.") }
         }
         if let webhookURL {
@@ -42,6 +49,9 @@ struct ServeDemoCommand: AsyncParsableCommand {
             configuration.environment = try ProfileParsing.environmentFlag(environment)
             configuration.webhookURL = webhookURL.flatMap(URL.init(string:))
             configuration.faults.latency = Double(latencyMs) / 1000
+            configuration.faults.latencyEvery = latencyEvery
+            configuration.faults.hang = hang
+            configuration.faults.trickle = Double(trickleMs) / 1000
             configuration.faults.rateLimits = rateLimits
             configuration.faults.failEvery = failEvery
             configuration.faults.failureStatus = failStatus
@@ -94,6 +104,7 @@ struct ServeDemoCommand: AsyncParsableCommand {
             fflush(nil)
             await ShutdownSignal.wait()
             print("\nStopping the demo server.")
+            fflush(nil)
             await server.stop()
         }
     }

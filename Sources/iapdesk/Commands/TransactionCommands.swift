@@ -96,22 +96,21 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            var transactions: [VerifiedPayload<TransactionPayload>] = []
-            var pages = 0
-            pageLoop: for try await page in session.client.transactionHistoryPages(anyTransactionId: id, query: try query()) {
-                pages += 1
-                for jws in page.signedTransactions ?? [] {
-                    transactions.append(await session.verifyTransaction(jws))
-                    if let limit, transactions.count >= limit { break pageLoop }
-                }
+            let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: try query())
+            let listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
+                await session.verifyTransactions(page.signedTransactions)
             }
-            printer.emit(["id": id, "environment": session.environment.rawValue, "count": transactions.count, "pages": pages,
-                          "transactions": transactions.map(Records.transaction)])
+            try listing.requireFirstPage()
+            let transactions = listing.items
+            printer.emit(["id": id, "environment": session.environment.rawValue, "count": transactions.count, "pages": listing.pages,
+                          "transactions": transactions.map(Records.transaction)].merging(listing.jsonFields) { $1 })
             var table = TextTable()
             table.headers = Records.transactionHeaders
             for transaction in transactions { table.add(Records.transactionRow(transaction)) }
-            printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(pages) page\(pages == 1 ? "" : "s"))\n")
+            let partial = listing.isPartial ? ", partial" : ""
+            printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")\(partial))\n")
             printer.text(table.render())
+            try listing.requireComplete(noun: "transactions")
             try requireVerified(transactions.map(\.status))
         }
     }
@@ -129,11 +128,13 @@ struct RefundsCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            var refunds: [VerifiedPayload<TransactionPayload>] = []
-            for try await page in session.client.refundHistoryPages(anyTransactionId: id) {
-                for jws in page.signedTransactions ?? [] { refunds.append(await session.verifyTransaction(jws)) }
+            let listing = await PagedListing.fetch(session.client.refundHistoryPages(anyTransactionId: id), noun: "refunds") { page in
+                await session.verifyTransactions(page.signedTransactions)
             }
-            printer.emit(["id": id, "environment": session.environment.rawValue, "count": refunds.count, "refunds": refunds.map(Records.transaction)])
+            try listing.requireFirstPage()
+            let refunds = listing.items
+            printer.emit(["id": id, "environment": session.environment.rawValue, "count": refunds.count, "refunds": refunds.map(Records.transaction)]
+                .merging(listing.jsonFields) { $1 })
             var table = TextTable("TRANSACTION", "PRODUCT", "PRICE", "REFUNDED", "REASON", "TYPE", "SHARE", "SIGNED")
             for refund in refunds {
                 let t = refund.payload
@@ -141,7 +142,9 @@ struct RefundsCommand: AsyncParsableCommand {
                           DisplayFormat.date(t?.revocationDate), t?.revocationReason?.label ?? "-", t?.revocationType?.label ?? "-",
                           DisplayFormat.percentage(t?.revocationPercentage), Records.mark(refund.status))
             }
-            printer.text(refunds.isEmpty ? "No refunds for \(id) in \(session.environmentLabel)." : "\(refunds.count) refund\(refunds.count == 1 ? "" : "s") in \(session.environmentLabel)\n\n" + table.render())
+            let partial = listing.isPartial ? " (partial)" : ""
+            printer.text(refunds.isEmpty ? "No refunds for \(id) in \(session.environmentLabel)\(partial)." : "\(refunds.count) refund\(refunds.count == 1 ? "" : "s") in \(session.environmentLabel)\(partial)\n\n" + table.render())
+            try listing.requireComplete(noun: "refunds")
             try requireVerified(refunds.map(\.status))
         }
     }

@@ -17,12 +17,14 @@ struct DemoCommand: AsyncParsableCommand {
 
     @OptionGroup var console: ConsoleOptions
     @Option(name: .long, help: "Production or Sandbox.") var environment: String = "Production"
+    @Option(name: .long, help: ArgumentHelp("Seconds each request may take in all, retries included (default 60; IAPDESK_TIMEOUT).", valueName: "seconds"))
+    var timeout: Double?
     @Flag(name: .long, help: .hidden) var exitAfterFirstFrame = false
 
     @MainActor
     func run() async throws {
         try await runReporting {
-            let session = try await Session.openDemo(environment: environment)
+            let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
             try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: true, exitAfterFirstFrame: exitAfterFirstFrame)
         }
     }
@@ -106,7 +108,8 @@ enum ConsoleLauncher {
             makeServices: { environment in
                 if let demo {
                     return ConsoleServices(
-                        client: try demo.makeClient(environment: environment), verifier: try demo.makeVerifier(environment: environment), writes: writes)
+                        client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
+                        verifier: try demo.makeVerifier(environment: environment), writes: writes)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)

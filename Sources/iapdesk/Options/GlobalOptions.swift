@@ -41,6 +41,11 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON for scripts instead of tables.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Seconds the command may take in all, retries and waits included (default 60; IAPDESK_TIMEOUT, timeout in the profile).",
+        valueName: "seconds"))
+    var timeout: Double?
+
     func overrides() throws -> ProfileOverrides {
         var overrides = ProfileOverrides()
         overrides.issuerId = issuerId
@@ -51,6 +56,7 @@ struct GlobalOptions: ParsableArguments {
         if let environment { overrides.environment = try ProfileParsing.environmentFlag(environment) }
         if let baseURL { overrides.baseURL = try ProfileParsing.urlFlag(baseURL) }
         if !rootCert.isEmpty { overrides.rootCerts = rootCert }
+        if let timeout { overrides.timeout = try ProfileParsing.timeoutFlag(timeout) }
         return overrides
     }
 }

@@ -25,13 +25,13 @@ enum ExitStatus: Int32, CaseIterable {
         case .notFound: return "the ID or order was not found"
         case .configuration: return "configuration or key problem"
         case .rejected: return "Apple rejected the request (other 4xx)"
-        case .unavailable: return "Apple or the network failed (5xx, timeout, no connection, unreadable answer)"
+        case .unavailable: return "Apple or the network failed (5xx, no connection, unreadable answer, or no answer before the --timeout deadline)"
         case .unauthorized: return "HTTP 401: the request token was refused"
         case .rateLimited: return "HTTP 429: rate limit exceeded"
         case .unverified: return "signed data failed verification"
         case .refused: return "refused here: read-only profile or write not confirmed"
         case .usage: return "invalid arguments"
-        case .interrupted: return "interrupted"
+        case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }
     }
 
@@ -68,8 +68,29 @@ struct CLIError: Error, CustomStringConvertible {
         case .transport, .decoding: status = .unavailable
         case .invalidRequest: status = .usage
         case .cancelled: status = .interrupted
+        case .deadlineExceeded: status = .unavailable
         }
         self.init(error.summary, hint: error.hint, status: status)
+        if case .deadlineExceeded = error {
+            hint = "The server is slow or not answering: check the network, any proxy (HTTPS_PROXY) and the base URL, or allow more time with --timeout SECONDS (or IAPDESK_TIMEOUT, or timeout = SECONDS in the profile)."
+        }
+    }
+
+    /// Signed data that did not verify (exit 8), with what to check for its kind of failure.
+    init(unverified failure: VerificationFailure) {
+        let hint: String
+        switch failure {
+        case .wrongBundleId, .wrongAppAppleId:
+            hint = "Check bundle_id and app_apple_id in the profile (--bundle-id, --app-apple-id) are the app's that owns this data."
+        case .wrongEnvironment:
+            hint = "Check the profile's environment (--environment): Sandbox data does not verify as Production data, nor the other way round."
+        case .malformedJWS, .undecodablePayload, .missingCertificateChain, .wrongChainLength:
+            hint = "The answer is not App Store signed data: check the base URL and any proxy between here and Apple."
+        default:
+            // The signature or the chain: invalid signature, untrusted chain, bad certificate, wrong algorithm.
+            hint = "The data was not signed by a trusted App Store chain: check the base URL is Apple's (for a test server, trust its root with --root-cert or root_certs) and that no proxy rewrites answers. Do not act on this data."
+        }
+        self.init("Signed data did not verify: \(VerificationStatus.failed(failure).summary)", hint: hint + " `iapdesk decode` shows every check of a JWS.", status: .unverified)
     }
 
     init(_ error: ConfigurationError) {

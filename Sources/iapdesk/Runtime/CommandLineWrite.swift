@@ -26,9 +26,13 @@ struct CommandLineWrite<Response: Sendable> {
         try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
         // Printed before the request leaves, so it is known whatever happens next.
         FileHandle.standardError.write(Data("Request identifier: \(identifier)\n".utf8))
-        let result = await LedgeredWriter.send(
-            endpoint, requestIdentifier: identifier, write: kind, subject: subject, resend: resend,
-            client: session.client, context: context)
+        // The time spent reading the request and typing yes is not the server's: the send gets a
+        // deadline of its own.
+        let result = await Deadline.$current.withValue(Deadline(seconds: session.timeout)) {
+            await LedgeredWriter.send(
+                endpoint, requestIdentifier: identifier, write: kind, subject: subject, resend: resend,
+                client: session.client, context: context)
+        }
         switch result {
         case .applied(let response):
             return (response, identifier)

@@ -11,6 +11,8 @@ final class Session: Sendable {
     let verifier: SignedDataVerifier?
     let verifierProblem: String?
     let demo: DemoServer?
+    /// Seconds a command may take in all; each request of the console gets as long.
+    var timeout: TimeInterval { profile.effectiveTimeout }
 
     private init(profile: Profile, client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String?, demo: DemoServer?) {
         self.profile = profile
@@ -24,7 +26,9 @@ final class Session: Sendable {
     var environmentLabel: String { demo != nil ? "Demo (\(environment.label))" : environment.label }
 
     static func open(_ options: GlobalOptions) async throws -> Session {
-        if options.demo { return try await openDemo(environment: options.environment) }
+        if options.demo {
+            return try await openDemo(environment: options.environment, timeout: try options.timeout.map { try ProfileParsing.timeoutFlag($0) })
+        }
         let loader = ConfigLoader()
         let file = try loader.loadFile(path: options.config)
         let profile = try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
@@ -35,9 +39,11 @@ final class Session: Sendable {
         let environment = profile.environment!
         let client: AppStoreServerClient
         if let baseURL = profile.baseURL {
-            client = try AppStoreServerClient(credentials: credentials, environment: ServerEnvironment(environment: environment, baseURL: baseURL))
+            client = try AppStoreServerClient(
+                credentials: credentials, environment: ServerEnvironment(environment: environment, baseURL: baseURL),
+                callTimeout: profile.effectiveTimeout)
         } else {
-            client = try AppStoreServerClient.apple(credentials: credentials, environment: environment)
+            client = try AppStoreServerClient.apple(credentials: credentials, environment: environment, callTimeout: profile.effectiveTimeout)
         }
         let roots = try rootCertificates(profile)
         var verifier: SignedDataVerifier?
@@ -61,7 +67,12 @@ final class Session: Sendable {
         }
     }
 
-    static func openDemo(environment: String?) async throws -> Session {
+    /// The embedded demo; the timeout is the flag's, else IAPDESK_TIMEOUT's (profiles do not apply).
+    static func openDemo(environment: String?, timeout: TimeInterval? = nil) async throws -> Session {
+        var timeout = timeout
+        if timeout == nil, let text = ProcessInfo.processInfo.environment["IAPDESK_TIMEOUT"], !text.isEmpty {
+            timeout = try ProfileParsing.timeout(text, source: "IAPDESK_TIMEOUT")
+        }
         var configuration = DemoServer.Configuration()
         if let environment { configuration.environment = try ProfileParsing.environmentFlag(environment) }
         let server = try await DemoServer.start(configuration)
@@ -73,8 +84,10 @@ final class Session: Sendable {
         profile.environment = configuration.environment
         profile.baseURL = server.baseURL
         profile.keyId = DemoServer.keyId
+        profile.timeout = timeout
         return Session(
-            profile: profile, client: try server.makeClient(), verifier: try server.makeVerifier(), verifierProblem: nil, demo: server)
+            profile: profile, client: try server.makeClient(callTimeout: profile.effectiveTimeout), verifier: try server.makeVerifier(),
+            verifierProblem: nil, demo: server)
     }
 
     /// The client and verifier for data that lives in `environment` (where a record was found).
@@ -110,6 +123,13 @@ final class Session: Sendable {
     func verifyTransaction(_ jws: String, from environment: AppStoreEnvironment? = nil) async -> VerifiedPayload<TransactionPayload> {
         guard let verifier else { return Self.unverifiable(jws, as: TransactionPayload.self, verifierProblem) }
         return await verifier.expecting(environment ?? self.environment).verifyTransaction(jws)
+    }
+
+    /// Each of a page's transactions, verified in order.
+    func verifyTransactions(_ list: [String]?) async -> [VerifiedPayload<TransactionPayload>] {
+        var verified: [VerifiedPayload<TransactionPayload>] = []
+        for jws in list ?? [] { verified.append(await verifyTransaction(jws)) }
+        return verified
     }
 
     func verifyRenewalInfo(_ jws: String) async -> VerifiedPayload<RenewalInfoPayload> {

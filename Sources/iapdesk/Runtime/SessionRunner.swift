@@ -1,12 +1,16 @@
 import AppStoreServerAPI
 import Foundation
 
-/// Opens a session, runs the body, closes the session, and reports failures with their exit code.
-func withSession(_ options: GlobalOptions, _ body: (Session, Printer) async throws -> Void) async throws {
+/// Opens a session, runs the body under one deadline for everything it sends (retries and waits
+/// included; `extraTime` adds a wait the command does on purpose), closes the session, and reports
+/// failures with their exit code.
+func withSession(_ options: GlobalOptions, extraTime: TimeInterval = 0, _ body: (Session, Printer) async throws -> Void) async throws {
     try await runReporting {
         let session = try await Session.open(options)
         do {
-            try await body(session, Printer(json: options.json))
+            try await Deadline.$current.withValue(Deadline(seconds: session.timeout + extraTime)) {
+                try await body(session, Printer(json: options.json))
+            }
             await session.close()
         } catch {
             await session.close()

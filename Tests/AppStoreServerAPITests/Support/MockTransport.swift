@@ -7,6 +7,10 @@ final class MockTransport: HTTPTransport {
     enum Reply: Sendable {
         case response(HTTPResponse)
         case failure(TransportFailure)
+        /// No answer: waits until cancelled, like a server that never replies.
+        case hang
+        /// An answer that takes this long, whatever happens (a slow trickle the caller cannot hurry).
+        case slow(HTTPResponse, seconds: TimeInterval)
     }
 
     private let state = Mutex<(replies: [Reply], requests: [HTTPRequest])>(([], []))
@@ -36,6 +40,15 @@ final class MockTransport: HTTPTransport {
         switch reply {
         case .response(let response): return response
         case .failure(let failure): throw failure
+        case .hang:
+            try await Task.sleep(nanoseconds: 3_600_000_000_000)
+            throw CancellationError()
+        case .slow(let response, let seconds):
+            // Deliberately deaf to cancellation, as a blocked read would be.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.resume() }
+            }
+            return response
         case nil: return HTTPResponse(status: 500, body: Data("no scripted reply".utf8))
         }
     }

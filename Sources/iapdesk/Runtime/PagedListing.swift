@@ -1,0 +1,79 @@
+import AppStoreServerAPI
+import Foundation
+
+/// What a listing command fetched page by page, and how the fetch ended. Listings show progress on
+/// standard error, stop on Ctrl-C, and keep what arrived before an interruption or a failure, so
+/// it can be printed with a line saying the list is partial.
+struct PagedListing<Item: Sendable>: Sendable {
+    var items: [Item] = []
+    var pages = 0
+    var end: PagingEnd = .complete
+
+    /// Fetches until the last page, `limit` items, Ctrl-C or a failure; `items` turns a page into
+    /// what the command lists.
+    static func fetch<Page: Sendable>(
+        _ sequence: PageSequence<Page>, noun: String, limit: Int? = nil, items: @escaping @Sendable (Page) async -> [Item]
+    ) async -> PagedListing<Item> {
+        let progress = ProgressLine(noun: noun)
+        progress.startTicking()
+        let task = Task { await collect(sequence, limit: limit, progress: progress, items: items) }
+        let listing = await Interruption.cancelling(task)
+        progress.finish()
+        return listing
+    }
+
+    static func collect<Page: Sendable>(
+        _ sequence: PageSequence<Page>, limit: Int?, progress: ProgressLine?, items: @Sendable (Page) async -> [Item]
+    ) async -> PagedListing<Item> {
+        var listing = PagedListing()
+        listing.end = await sequence.walk { page in
+            listing.pages += 1
+            for item in await items(page) {
+                listing.items.append(item)
+                if let limit, listing.items.count >= limit { return false }
+            }
+            progress?.update(pages: listing.pages, records: listing.items.count)
+            return true
+        }
+        return listing
+    }
+
+    var isPartial: Bool { !end.isComplete }
+
+    /// Before printing: an end before the first page arrived is reported as the plain error.
+    func requireFirstPage() throws {
+        guard pages == 0 else { return }
+        switch end {
+        case .interrupted: throw CLIError("Interrupted before the first page arrived.", status: .interrupted)
+        case .failed(let error): throw CLIError(error)
+        case .complete, .stopped: return
+        }
+    }
+
+    /// After printing what arrived: the line saying the list is partial, as the error the command
+    /// exits with; nothing when the fetch ended normally.
+    func requireComplete(noun: String) throws {
+        let shown = "the \(items.count) \(noun) shown arrived in \(pages) page\(pages == 1 ? "" : "s")"
+        switch end {
+        case .complete, .stopped: return
+        case .interrupted:
+            throw CLIError("Partial list: interrupted; \(shown).", status: .interrupted)
+        case .failed(let error):
+            let cause = CLIError(error)
+            throw CLIError("Partial list: \(shown), then: \(error.summary)", hint: cause.hint, status: cause.status)
+        }
+    }
+
+    /// For --json: whether the list is whole, and if not, why.
+    var jsonFields: [String: Any?] {
+        var fields: [String: Any?] = ["partial": isPartial]
+        switch end {
+        case .interrupted: fields["stoppedBy"] = "interrupted"
+        case .failed(let error):
+            if case .deadlineExceeded = error { fields["stoppedBy"] = "deadline" } else { fields["stoppedBy"] = "error" }
+            fields["error"] = error.summary
+        case .complete, .stopped: break
+        }
+        return fields
+    }
+}
