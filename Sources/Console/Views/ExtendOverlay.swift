@@ -1,0 +1,48 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// The renewal-extension form, then the exact request it will send, for the agent to confirm.
+enum ExtendOverlay {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        guard let form = state.extendForm else { return }
+        var lines: [[Paragraph.Span]] = []
+        func row(_ name: String, _ value: String, _ role: ThemeRole = .modal) {
+            lines.append([.init(name.padding(toLength: 18, withPad: " ", startingAt: 0), theme[.muted]), .init(value, theme[role])])
+        }
+        row("Customer", form.subject)
+        row("Subscription", form.productId)
+        let newDate = form.currentRenewal.flatMap { date in form.dayCount.map { date.addingTimeInterval(Double($0) * 86_400) } }
+        row("Renews now", DisplayFormat.date(form.currentRenewal))
+        row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
+        let days = form.days.text.isEmpty ? "_" : form.days.text
+        row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
+        row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
+        switch form.earlier {
+        case .idle, .loading:
+            row("Extensions", "\(Spinner.frame(state.tick)) counting earlier extensions in Apple's notification history…", .info)
+        case .failed(let error):
+            row("Extensions", "unknown: \(error.summary)", .warning)
+        case .loaded(let count):
+            row("Extensions", "\(count.summary) (Apple allows 2 a year)", count.total >= 2 ? .error : .modal)
+        }
+        if let error = form.error { lines.append([.init(error, theme[.error])]) }
+        lines.append([])
+        if form.confirming, let body = form.request {
+            // Shown from the Endpoint value that is sent, so what the agent reads is what goes.
+            let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: form.originalTransactionId, request: body)
+            let json = endpoint.body ?? Data()
+            lines.append([.init("Adds \(body.extendByDays ?? 0) day\(body.extendByDays == 1 ? "" : "s") for \(form.subject):", theme[.warning])])
+            lines.append([.init("renews \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])
+            lines.append([.init("This exact request will be sent to \(form.environment?.label ?? state.environment.label):", theme[.warning])])
+            lines.append([.init("\(endpoint.method) \(endpoint.path)", theme[.modal])])
+            lines.append([.init(String(decoding: json, as: UTF8.self), theme[.modal])])
+            lines.append([.init("It cannot be undone, and Apple e-mails the customer.", theme[.muted])])
+            lines.append([.init("Enter/y send · Esc/n back", theme[.footerKey])])
+        } else {
+            lines.append([.init("Enter review · Esc cancel", theme[.footerKey])])
+        }
+        Modal(title: form.confirming ? "Confirm renewal extension" : "Extend renewal date", lines: lines, style: theme[.modal],
+              borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76).render(in: area, buffer: &buffer)
+    }
+}
