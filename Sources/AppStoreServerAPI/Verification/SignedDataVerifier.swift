@@ -19,6 +19,17 @@ public struct SignedDataVerifier: Sendable {
         bundleId: String, appAppleId: Int64?, environment: AppStoreEnvironment,
         additionalRoots: [Data] = [], trustAppleRoot: Bool = true, cachesChains: Bool = true
     ) throws(VerifierConfigurationError) {
+        try self.init(
+            bundleId: bundleId, appAppleId: appAppleId, environment: environment, additionalRoots: additionalRoots,
+            trustAppleRoot: trustAppleRoot, cachesChains: cachesChains, strictCertificateProfile: true)
+    }
+
+    /// - Parameter strictCertificateProfile: false only for Apple's own test chains, which fail
+    ///   OpenSSL's strict mode and which Apple's tests therefore check without it.
+    init(
+        bundleId: String, appAppleId: Int64?, environment: AppStoreEnvironment,
+        additionalRoots: [Data], trustAppleRoot: Bool, cachesChains: Bool, strictCertificateProfile: Bool
+    ) throws(VerifierConfigurationError) {
         if environment == .production && appAppleId == nil { throw .appAppleIdRequired }
         var roots: [Certificate] = []
         for (index, der) in ((trustAppleRoot ? [AppleRootCertificates.rootCAG3] : []) + additionalRoots).enumerated() {
@@ -31,7 +42,7 @@ public struct SignedDataVerifier: Sendable {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.environment = environment
-        self.chains = ChainValidator(roots: roots, caches: cachesChains)
+        self.chains = ChainValidator(roots: roots, caches: cachesChains, strict: strictCertificateProfile)
     }
 
     private init(copying other: SignedDataVerifier, environment: AppStoreEnvironment) {
