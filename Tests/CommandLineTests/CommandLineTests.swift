@@ -153,4 +153,36 @@ import Testing
         #expect(garbage.status == 64)
         #expect(garbage.stderr.contains("Not App Store signed data"))
     }
+
+    @Test func decodeChecksWhatIsGivenAndSaysWhatIsNot() async throws {
+        let server = try await DemoServer.start()
+        let id = server.seedIDs().originalTransactionIds[0]
+        let info = try await server.makeClient().getTransactionInfo(transactionId: id)
+        var renewals: [String] = []
+        for subscription in server.seedIDs().originalTransactionIds where renewals.isEmpty {
+            let statuses = try? await server.makeClient().getAllSubscriptionStatuses(anyTransactionId: subscription)
+            renewals = (statuses?.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
+        }
+        let jws = try #require(info.signedTransactionInfo)
+        let renewal = try #require(renewals.first)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-root-\(UUID().uuidString).der")
+        try server.rootCertificateDER.write(to: root)
+        await server.stop()
+        // A bundle ID alone is checked; the environment is said not to be.
+        let bundleOnly = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId])
+        #expect(bundleOnly.status == 0, "\(bundleOnly.stderr)")
+        #expect(bundleOnly.stdout.contains("bundle ID: checked (\(DemoServer.bundleId))"))
+        #expect(bundleOnly.stdout.contains("environment: not given"))
+        let wrongBundle = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", "com.someone.else"])
+        #expect(wrongBundle.status == 8)
+        #expect(wrongBundle.stdout.contains("bundle ID: FAILED"))
+        // Renewal info carries no bundle ID: never reported as matching the app.
+        let renewalRun = try run(["decode", renewal, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
+        #expect(renewalRun.status == 0, "\(renewalRun.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(renewalRun.stdout.utf8)) as? [String: Any])
+        let part = try #require((object["parts"] as? [[String: Any]])?.first)
+        let checks = try #require((part["verification"] as? [String: Any])?["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["check"] as? String == "bundle ID" && $0["outcome"] as? String == "not_carried" })
+        #expect(checks.contains { $0["check"] as? String == "environment" && $0["outcome"] as? String == "passed" })
+    }
 }

@@ -117,7 +117,7 @@ import Testing
         harness.send(.enter)
         try await harness.settle()
         let screen = harness.screen(width: 120, height: 36)
-        #expect(screen.contains("Verified: signed by a trusted chain"))
+        #expect(screen.contains("Verification: Verified"))
         #expect(screen.contains("transactionId"))
         harness.send(.character("7"))
         harness.state.focus = .inspectorInput
