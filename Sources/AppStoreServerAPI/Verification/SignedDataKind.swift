@@ -30,12 +30,21 @@ public struct VerifiedPart: Sendable {
     /// The payload's JSON exactly as signed, when it could be read.
     public let rawPayload: Data?
 
-    public init<Payload>(path: String, kind: String, _ verified: VerifiedPayload<Payload>) {
+    public init(path: String, kind: String, status: VerificationStatus, checks: [VerificationCheck], rawPayload: Data?) {
         self.path = path
         self.kind = kind
-        self.status = verified.status
-        self.checks = verified.checks
-        self.rawPayload = verified.rawPayload
+        self.status = status
+        self.checks = checks
+        self.rawPayload = rawPayload
+    }
+
+    public init<Payload>(path: String, kind: String, _ verified: VerifiedPayload<Payload>) {
+        self.init(path: path, kind: kind, status: verified.status, checks: verified.checks, rawPayload: verified.rawPayload)
+    }
+
+    /// The same part, placed under `outer` in the data it came with.
+    func located(under outer: String) -> VerifiedPart {
+        VerifiedPart(path: path.isEmpty ? outer : outer + " → " + path, kind: kind, status: status, checks: checks, rawPayload: rawPayload)
     }
 
     public var headline: String { VerificationCheck.headline(status, checks) }

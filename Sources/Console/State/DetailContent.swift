@@ -27,7 +27,7 @@ public enum DetailContent {
             guard rows.indices.contains(index) else { return nil }
             return notificationTree(rows[index], environment: state.environment)
         case .inspector:
-            return state.inspected.value.map(inspectedTree)
+            return state.inspected.value?.tree
         case .customer:
             return nil
         }
@@ -78,13 +78,19 @@ public enum DetailContent {
         return TreeNode(label: row.payload?.notificationType?.rawValue ?? "Notification", children: children, path: "")
     }
 
-    static func inspectedTree(_ decoded: DecodedSignedData) -> TreeNode {
-        if case .unrecognised(let reason) = decoded { return TreeNode(label: "Not App Store signed data", value: reason, path: "") }
-        let parts = decoded.parts
-        let children = parts.enumerated().map { index, part in
-            payloadTree(part.path.isEmpty ? part.kind.capitalized : part.path, part, path: "part\(index)")
+    /// A line saying how many payloads verified, then each payload with its JSON path and verdict.
+    static func inspectionTree(_ report: InspectionReport) -> TreeNode {
+        if let problem = report.problem { return TreeNode(label: "No signed data", value: problem, path: "") }
+        if report.items.count == 1, case .unrecognised(let reason) = report.items[0].decoded {
+            return TreeNode(label: "Not App Store signed data", value: reason, path: "")
         }
-        return children.count == 1 ? children[0] : TreeNode(label: decoded.kindName.capitalized, children: children, path: "")
+        let parts = report.parts
+        let children = parts.enumerated().map { index, part in
+            payloadTree("\(part.kind.prefix(1).uppercased() + part.kind.dropFirst()) at \(part.path)", part, path: "part\(index)")
+        }
+        let verified = parts.filter { $0.status.isVerified }.count
+        let summary = verified == parts.count ? "all verified" : "\(verified) verified, \(parts.count - verified) NOT verified"
+        return TreeNode(label: "\(parts.count) signed payload\(parts.count == 1 ? "" : "s")", value: summary, children: children, path: "")
     }
 
     /// JSON as tree nodes; millisecond dates get their UTC date beside them.

@@ -7,16 +7,18 @@ import Foundation
 struct DecodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode and verify any App Store JWS: notification, transaction, renewal info or app transaction.",
+        abstract: "Decode and verify App Store signed data: a JWS, a webhook body or any JSON holding signed fields.",
         discussion: """
-            Reads the JWS from the argument, or from standard input with - or no argument. A notification's \
-            nested transaction, renewal info and app transaction are decoded and verified one by one. The \
-            certificate chain and signature are always checked; bundle ID, environment and app Apple ID are \
-            checked when given (profile, flags or environment variables), each on its own. Every verdict lists \
+            Reads the argument, or standard input with - or no argument: a bare JWS (notification, transaction, \
+            renewal info, app transaction), a webhook body {"signedPayload": ...}, or any JSON with signed fields \
+            (Get All Subscription Statuses, transaction history, notification history...). Every signed string \
+            found is verified and reported with its JSON path; a notification's nested payloads are verified one \
+            by one. The certificate chain and signature are always checked; bundle ID, environment and app Apple ID \
+            are checked when given (profile, flags or environment variables), each on its own. Every verdict lists \
             what was checked and what was not.
             """)
 
-    @Argument(help: "The JWS, or - to read standard input.") var jws: String?
+    @Argument(help: "The JWS or JSON, or - to read standard input.") var input: String?
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -31,24 +33,21 @@ struct DecodeCommand: AsyncParsableCommand {
             } else {
                 verifier = try makeVerifier()
             }
-            let decoded = await verifier.verifyAny(text)
+            let report = await verifier.inspect(text)
             await demo?.stop()
-            try report(decoded)
+            try show(report)
         }
     }
 
     func readInput() throws -> String {
-        var text = jws ?? "-"
+        var text = input ?? "-"
         if text == "-" {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             text = String(decoding: data.prefix(4 << 20), as: UTF8.self)
         }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Accept a pasted {"signedPayload": "..."} body as well as the bare JWS.
-        if text.hasPrefix("{"), let tree = try? JSONValue.parse(Data(text.utf8)), let inner = tree["signedPayload"]?.stringValue {
-            text = inner
+        guard text.utf8.contains(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else {
+            throw CLIError("Nothing to decode: pass a JWS or JSON, or pipe one in.", status: .usage)
         }
-        guard !text.isEmpty else { throw CLIError("Nothing to decode: pass a JWS or pipe one in.", status: .usage) }
         return text
     }
 
@@ -63,22 +62,23 @@ struct DecodeCommand: AsyncParsableCommand {
             additionalRoots: try Session.rootCertificates(profile), requiresAppAppleIdInProduction: false)
     }
 
-    func report(_ decoded: DecodedSignedData) throws {
-        let printer = Printer(json: global.json)
-        if case .unrecognised(let reason) = decoded {
+    func show(_ report: InspectionReport) throws {
+        if let problem = report.problem { throw CLIError("Nothing to verify: \(problem)", status: .usage) }
+        if report.isUnrecognised, case .unrecognised(let reason) = report.items.first?.decoded {
             throw CLIError("Not App Store signed data: \(reason)", status: .usage)
         }
-        let parts = decoded.parts
+        let printer = Printer(json: global.json)
+        let parts = report.parts
         printer.emit([
-            "kind": decoded.kindName,
+            "kind": report.items.count == 1 ? report.items[0].decoded.kindName : "several",
             "parts": parts.map { part -> [String: Any?] in
-                ["part": part.path.isEmpty ? part.kind : part.path, "kind": part.kind,
+                ["part": part.path, "kind": part.kind,
                  "verification": Records.verification(part.status, checks: part.checks),
                  "payload": part.rawPayload.flatMap { try? JSONSerialization.jsonObject(with: $0) }]
             },
         ])
         for part in parts {
-            printer.text("== \(part.path.isEmpty ? part.kind : "\(part.path) (\(part.kind))")\n\(part.verdict)")
+            printer.text("== \(part.kind) at \(part.path)\n\(part.verdict)")
             if let raw = part.rawPayload, let tree = try? JSONValue.parse(raw) { printer.text(tree.rendered(indent: "  ")) }
             printer.text("")
         }
