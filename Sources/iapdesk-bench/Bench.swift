@@ -48,21 +48,35 @@ struct Bench: AsyncParsableCommand {
     @Flag(name: .long, help: "Skip the demo server measurements.")
     var skipDemo = false
 
+    @Option(name: .long, help: "Run only the measurements whose figures start with this prefix (e.g. inspector_, console_, jws_).")
+    var only: String?
+
     func run() async throws {
-        if let jwsFile {
-            try await measureFile(jwsFile)
-        } else {
-            try await measureGenerated()
+        if selected("jws_") {
+            if let jwsFile {
+                try await measureFile(jwsFile)
+            } else {
+                try await measureGenerated()
+            }
         }
-        try await measureTokenSigning()
-        if !skipDemo && jwsFile == nil {
+        if selected("jwt_") { try await measureTokenSigning() }
+        if !skipDemo && jwsFile == nil && selected("demo_") {
             try await measureDemoServer()
         }
-        if jwsFile == nil {
+        if jwsFile == nil && selected("console_") {
             ConsoleBench.measureFrames()
             try ConsoleBench.measureScrollBytes()
             try ConsoleBench.measureStartup()
         }
+        if jwsFile == nil && selected("inspector_") {
+            try await InspectorBench.run()
+        }
+    }
+
+    /// A group of figures named `prefix...` runs when --only is absent or names the group or one of its figures.
+    func selected(_ prefix: String) -> Bool {
+        guard let only else { return true }
+        return prefix.hasPrefix(only) || only.hasPrefix(prefix)
     }
 
     /// Full history of the 500-transaction customer over loopback, and sustained Get Transaction Info.

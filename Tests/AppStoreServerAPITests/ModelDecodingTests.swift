@@ -298,4 +298,19 @@ import Testing
         #expect(throws: JSONDecodeFailure.self) { try JSONValue.parse(Data(#"{"a":1"#.utf8)) }
         #expect(throws: JSONDecodeFailure.self) { try JSONValue.parse(Data("[1] x".utf8)) }
     }
+
+    @Test func jsonTreeStringsMatchFoundationsReading() throws {
+        let long = String(repeating: "eyJhbGciOiJFUzI1NiJ9", count: 5_000)
+        let source = #"["a\n\t\r\b\f\"\\\/ é山👍 \u00e9\ud83d\ude00 \ud800x \udc00", "\#(long)", "", "\u0041\u00"#
+            + #"42"]"#
+        let tree = try JSONValue.parse(Data(source.utf8))
+        let foundation = try #require(try JSONSerialization.jsonObject(with: Data(source.replacingOccurrences(of: #" \ud800x \udc00"#, with: "").utf8)) as? [String])
+        guard case .array(let items) = tree else { Issue.record("not an array"); return }
+        #expect(items[0] == .string(foundation[0] + " x \u{FFFD}"), "a lone high surrogate is dropped, a lone low one replaced")
+        #expect(items[1] == .string(long))
+        #expect(items[2] == .string(""))
+        #expect(items[3] == .string("AB"))
+        #expect(throws: JSONDecodeFailure.self) { try JSONValue.parse(Data(#"["abc"#.utf8)) }
+        #expect(throws: JSONDecodeFailure.self) { try JSONValue.parse(Data(#"["\q"]"#.utf8)) }
+    }
 }

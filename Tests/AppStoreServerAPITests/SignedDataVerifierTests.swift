@@ -6,10 +6,18 @@ import Testing
 @Suite struct AppleFixtureVerificationTests {
     let testCA = Fixture.data("apple/certs/testCA.der")
 
-    func verifier(_ environment: AppStoreEnvironment, appAppleId: Int64? = 1234) throws -> SignedDataVerifier {
+    /// Apple's test chains lack key identifiers and critical basic constraints, so, as Apple's own
+    /// tests do, they are checked without OpenSSL's strict profile.
+    func verifier(_ environment: AppStoreEnvironment, appAppleId: Int64? = 1234, strict: Bool = false) throws -> SignedDataVerifier {
         try SignedDataVerifier(
             bundleId: "com.example", appAppleId: appAppleId, environment: environment,
-            additionalRoots: [testCA], trustAppleRoot: false)
+            additionalRoots: [testCA], trustAppleRoot: false, cachesChains: true, strictCertificateProfile: strict)
+    }
+
+    @Test func appleTestChainsFailTheStrictProfile() async throws {
+        let result = try await verifier(.sandbox, strict: true).verifyTransaction(signed("transactionInfo"))
+        guard case .failed(.untrustedChain(let reason)) = result.status else { Issue.record("expected an untrusted chain, got \(result.status)"); return }
+        #expect(reason.contains("authority key identifier"), "\(reason)")
     }
 
     func signed(_ name: String) -> String { Fixture.text("apple/mock_signed_data/\(name)") }

@@ -23,7 +23,7 @@ import Testing
         return folder.appendingPathComponent("iapdesk")
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -35,8 +35,13 @@ import Testing
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -141,7 +146,7 @@ import Testing
         await server.stop()
         let ok = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)])
         #expect(ok.status == 0, "\(ok.stderr)")
-        #expect(ok.stdout.contains("== transaction"))
+        #expect(ok.stdout.contains("== transaction at $"))
         #expect(ok.stdout.contains("Verified"))
         let parts = jws.split(separator: ".")
         let payload = String(decoding: Base64URL.decode(parts[1])!, as: UTF8.self).replacingOccurrences(of: "\"price\":", with: "\"price\":1")
@@ -154,5 +159,65 @@ import Testing
         let garbage = try run(["decode", "hello"])
         #expect(garbage.status == 64)
         #expect(garbage.stderr.contains("Not App Store signed data"))
+    }
+
+    @Test func decodeTakesAWebhookBodyOrAnAPIAnswerFromStandardInput() async throws {
+        let server = try await DemoServer.start()
+        let client = try server.makeClient()
+        let history = try await client.getNotificationHistory(
+            request: NotificationHistoryRequest(startDate: Date().addingTimeInterval(-7 * 86_400), endDate: Date()))
+        let notification = try #require(history.notificationHistory?.first?.signedPayload)
+        let statuses = try await client.getAllSubscriptionStatuses(anyTransactionId: server.seedIDs().originalTransactionIds[0])
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-root-\(UUID().uuidString).der")
+        try server.rootCertificateDER.write(to: root)
+        await server.stop()
+        let profile = ["--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)]
+        let webhook = try run(["decode", "-"] + profile, stdin: #"{"signedPayload":"\#(notification)"}"# + "\n")
+        #expect(webhook.status == 0, "\(webhook.stdout)\(webhook.stderr)")
+        #expect(webhook.stdout.contains("== notification at $.signedPayload\nVerified: "))
+        #expect(!webhook.stdout.contains("INVALID_JWT_FORMAT"))
+        let body = String(decoding: try AppStoreJSON.encoder().encode(statuses), as: UTF8.self)
+        let answer = try run(["decode"] + profile + ["--json"], stdin: body)
+        #expect(answer.status == 0, "\(answer.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])
+        let parts = try #require(object["parts"] as? [[String: Any]])
+        #expect(!parts.isEmpty)
+        #expect(parts.allSatisfy { ($0["part"] as? String)?.hasPrefix("$.data[") == true })
+        #expect(parts.allSatisfy { ($0["verification"] as? [String: Any])?["status"] as? String == "verified" })
+        let nothing = try run(["decode"] + profile, stdin: #"{"hasMore":false}"#)
+        #expect(nothing.status == 64)
+        #expect(nothing.stderr.contains("no signed data"))
+    }
+
+    @Test func decodeChecksWhatIsGivenAndSaysWhatIsNot() async throws {
+        let server = try await DemoServer.start()
+        let id = server.seedIDs().originalTransactionIds[0]
+        let info = try await server.makeClient().getTransactionInfo(transactionId: id)
+        var renewals: [String] = []
+        for subscription in server.seedIDs().originalTransactionIds where renewals.isEmpty {
+            let statuses = try? await server.makeClient().getAllSubscriptionStatuses(anyTransactionId: subscription)
+            renewals = (statuses?.data ?? []).flatMap { $0.lastTransactions ?? [] }.compactMap(\.signedRenewalInfo)
+        }
+        let jws = try #require(info.signedTransactionInfo)
+        let renewal = try #require(renewals.first)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-root-\(UUID().uuidString).der")
+        try server.rootCertificateDER.write(to: root)
+        await server.stop()
+        // A bundle ID alone is checked; the environment is said not to be.
+        let bundleOnly = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId])
+        #expect(bundleOnly.status == 0, "\(bundleOnly.stderr)")
+        #expect(bundleOnly.stdout.contains("bundle ID: checked (\(DemoServer.bundleId))"))
+        #expect(bundleOnly.stdout.contains("environment: not given"))
+        let wrongBundle = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", "com.someone.else"])
+        #expect(wrongBundle.status == 8)
+        #expect(wrongBundle.stdout.contains("bundle ID: FAILED"))
+        // Renewal info carries no bundle ID: never reported as matching the app.
+        let renewalRun = try run(["decode", renewal, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
+        #expect(renewalRun.status == 0, "\(renewalRun.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(renewalRun.stdout.utf8)) as? [String: Any])
+        let part = try #require((object["parts"] as? [[String: Any]])?.first)
+        let checks = try #require((part["verification"] as? [String: Any])?["checks"] as? [[String: Any]])
+        #expect(checks.contains { $0["check"] as? String == "bundle ID" && $0["outcome"] as? String == "not_carried" })
+        #expect(checks.contains { $0["check"] as? String == "environment" && $0["outcome"] as? String == "passed" })
     }
 }

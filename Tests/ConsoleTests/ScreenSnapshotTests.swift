@@ -113,19 +113,41 @@ import Testing
         harness.send(.character("7"))
         #expect(harness.state.focus == .inspectorInput)
         check(harness, "inspector-empty")
+        // A paste is verified at once, without Enter.
         harness.send(.paste(info.signedTransactionInfo ?? ""))
-        harness.send(.enter)
         try await harness.settle()
         let screen = harness.screen(width: 120, height: 36)
-        #expect(screen.contains("Verified: signed by a trusted chain"))
+        #expect(screen.contains("1 signed payload: all verified"))
+        #expect(screen.contains("Transaction at $"))
+        #expect(screen.contains("Verification: Verified"))
         #expect(screen.contains("transactionId"))
         harness.send(.character("7"))
-        harness.state.focus = .inspectorInput
-        harness.send(.control("u"))
+        #expect(harness.state.focus == .inspectorInput)
         harness.send(.paste("garbage.not.jws"))
-        harness.send(.enter)
         try await harness.settle()
         #expect(harness.screen(width: 120, height: 36).contains("Not App Store signed data"))
+        await harness.stop()
+    }
+
+    @Test func inspectorTakesAWebhookBodyAndKeysTypedAfterThePasteStayOutOfIt() async throws {
+        let harness = try await ConsoleHarness.start()
+        harness.send(.escape)
+        harness.send(.character("7"))
+        let history = try await harness.server.makeClient().getNotificationHistory(
+            request: NotificationHistoryRequest(startDate: Date().addingTimeInterval(-7 * 86_400), endDate: Date()))
+        let notification = try #require(history.notificationHistory?.first?.signedPayload)
+        let body = #"{"signedPayload":"\#(notification)"}"#
+        harness.send(.paste(body))
+        // Typed while the paste is being verified: these reach the report, not the field.
+        harness.send(.character("j"))
+        harness.send(.character("x"))
+        #expect(harness.state.inspectorInput.text == body)
+        try await harness.settle()
+        #expect(harness.state.inspectorInput.text == body)
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("Notification at $.signedPayload"))
+        #expect(!screen.contains("INVALID_JWT_FORMAT"))
+        #expect(harness.state.inspected.value?.report.parts.allSatisfy(\.status.isVerified) == true)
         await harness.stop()
     }
 

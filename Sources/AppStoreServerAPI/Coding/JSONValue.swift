@@ -183,56 +183,56 @@ private struct JSONTreeParser {
         return .number(text)
     }
 
+    /// Collects UTF-8 bytes and makes one String at the end: appending to a String piece by piece
+    /// copies it each time, which made long strings (nested JWS, padding) cost their length squared.
     mutating func parseString() throws(JSONDecodeFailure) -> String {
         index += 1
-        var scalars = String.UnicodeScalarView()
+        var utf8: [UInt8] = []
         var pendingHigh: UInt32?
+        func append(_ scalar: Unicode.Scalar) { utf8.append(contentsOf: String(scalar).utf8) }
         while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                return String(scalars)
+            // Plain bytes up to the next quote or backslash are copied in one go.
+            let runStart = index
+            while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
+            if index > runStart {
+                utf8.append(contentsOf: bytes[runStart..<index])
+                pendingHigh = nil
             }
-            if byte == UInt8(ascii: "\\") {
+            guard index < bytes.count else { break }
+            if bytes[index] == UInt8(ascii: "\"") {
                 index += 1
-                guard index < bytes.count else { break }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "n"): scalars.append("\n")
-                case UInt8(ascii: "t"): scalars.append("\t")
-                case UInt8(ascii: "r"): scalars.append("\r")
-                case UInt8(ascii: "b"): scalars.append("\u{08}")
-                case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "\""): scalars.append(Unicode.Scalar(escape))
-                case UInt8(ascii: "u"):
-                    guard index + 4 <= bytes.count,
-                          let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
-                    else { throw failure("bad \\u escape") }
-                    index += 4
-                    if (0xD800...0xDBFF).contains(code) {
-                        pendingHigh = code
-                        continue
-                    }
-                    if let high = pendingHigh, (0xDC00...0xDFFF).contains(code) {
-                        let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
-                        scalars.append(Unicode.Scalar(combined) ?? "\u{FFFD}")
-                    } else {
-                        scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
-                    }
-                    pendingHigh = nil
+                return String(decoding: utf8, as: UTF8.self)
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let escape = bytes[index]
+            index += 1
+            switch escape {
+            case UInt8(ascii: "n"): utf8.append(0x0A)
+            case UInt8(ascii: "t"): utf8.append(0x09)
+            case UInt8(ascii: "r"): utf8.append(0x0D)
+            case UInt8(ascii: "b"): utf8.append(0x08)
+            case UInt8(ascii: "f"): utf8.append(0x0C)
+            case UInt8(ascii: "/"), UInt8(ascii: "\\"), UInt8(ascii: "\""): utf8.append(escape)
+            case UInt8(ascii: "u"):
+                guard index + 4 <= bytes.count,
+                      let code = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+                else { throw failure("bad \\u escape") }
+                index += 4
+                if (0xD800...0xDBFF).contains(code) {
+                    pendingHigh = code
                     continue
-                default: throw failure("bad escape")
+                }
+                if let high = pendingHigh, (0xDC00...0xDFFF).contains(code) {
+                    let combined = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)
+                    append(Unicode.Scalar(combined) ?? "\u{FFFD}")
+                } else {
+                    append(Unicode.Scalar(code) ?? "\u{FFFD}")
                 }
                 pendingHigh = nil
                 continue
+            default: throw failure("bad escape")
             }
-            // Copy one UTF-8 sequence.
-            let length = byte < 0x80 ? 1 : byte < 0xE0 ? 2 : byte < 0xF0 ? 3 : 4
-            guard index + length <= bytes.count else { break }
-            let piece = String(decoding: bytes[index..<index + length], as: UTF8.self)
-            scalars.append(contentsOf: piece.unicodeScalars)
-            index += length
             pendingHigh = nil
         }
         throw failure("unterminated string")

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import SwiftASN1
 import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
@@ -16,13 +17,21 @@ final class ChainValidator: Sendable {
 
     private let roots: [Certificate]
     private let caches: Bool
+    /// OpenSSL's strict certificate profile, as Apple's Python library applies it by default.
+    private let strict: Bool
     private let cache = Mutex<[String: TrustedChain]>([:])
     static let cacheLimit = 64
 
-    init(roots: [Certificate], caches: Bool = true) {
+    init(roots: [Certificate], caches: Bool = true, strict: Bool = true) {
         self.roots = roots
         self.caches = caches
+        self.strict = strict
     }
+
+    /// Extensions the policies process: any other one marked critical makes a certificate unusable.
+    static let processedExtensions: Set<ASN1ObjectIdentifier> = Set(
+        RFC5280Policy().verifyingCriticalExtensions + CertificateProfilePolicy().verifyingCriticalExtensions
+            + AppleReceiptSigningPolicy().verifyingCriticalExtensions)
 
     /// Validates the chain (leaf, intermediate; a third certificate is ignored: trust comes only from
     /// the configured roots) at `time`. `cacheKey` identifies the chain, e.g. the JWS header segment.
@@ -48,6 +57,7 @@ final class ChainValidator: Sendable {
         let intermediate = try Self.certificate(x5c[1], role: "intermediate")
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
+            CertificateProfilePolicy(strict: strict)
             AppleReceiptSigningPolicy()
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate]))
@@ -63,7 +73,7 @@ final class ChainValidator: Sendable {
                 validUntil: certificates.map(\.notValidAfter).min()!,
                 subjects: certificates.map { String(describing: $0.subject) })
         case .couldNotValidate(let failures):
-            throw .untrustedChain(Self.reason(failures, leaf: leaf, intermediate: intermediate, time: time))
+            throw .untrustedChain(reason(failures, leaf: leaf, intermediate: intermediate, time: time))
         }
     }
 
@@ -78,17 +88,25 @@ final class ChainValidator: Sendable {
         }
     }
 
-    /// A reason people can act on: expiry is the common one, so name it first.
-    private static func reason(
+    /// A reason people can act on: expiry is the common one, so name it first. A certificate with
+    /// a critical extension nobody processes is dropped before any policy runs, so name that too.
+    private func reason(
         _ failures: [CertificateValidationResult.PolicyFailure], leaf: Certificate, intermediate: Certificate, time: Date
     ) -> String {
-        for (role, certificate) in [("leaf", leaf), ("intermediate", intermediate)] {
+        let issuingRoots = roots.filter { $0.subject == intermediate.issuer }
+        let candidates = [("leaf", leaf), ("intermediate", intermediate)] + issuingRoots.map { ("root", $0) }
+        for (role, certificate) in candidates {
             if time < certificate.notValidBefore || time > certificate.notValidAfter {
-                return "the \(role) certificate is valid \(format(certificate.notValidBefore)) to \(format(certificate.notValidAfter)), not at \(format(time))"
+                return "the \(role) certificate is valid \(Self.format(certificate.notValidBefore)) to \(Self.format(certificate.notValidAfter)), not at \(Self.format(time))"
             }
         }
         if let first = failures.first {
             return first.policyFailureReason.description
+        }
+        for (role, certificate) in candidates {
+            if let unprocessed = certificate.extensions.first(where: { $0.critical && !Self.processedExtensions.contains($0.oid) }) {
+                return "the \(role) certificate marks extension \(AppleCertificateOIDs.describe(unprocessed.oid)) critical, which no verifier policy processes"
+            }
         }
         return "no path from the leaf to a trusted root certificate"
     }

@@ -20,6 +20,60 @@ public enum DecodedSignedData: Sendable {
     }
 }
 
+/// One signed payload of a result, the same for every kind: where it sits, what it is, its verdict.
+public struct VerifiedPart: Sendable {
+    /// Where the payload sits in the data it came with ("data.signedTransactionInfo"), empty for the data itself.
+    public let path: String
+    public let kind: String
+    public let status: VerificationStatus
+    public let checks: [VerificationCheck]
+    /// The payload's JSON exactly as signed, when it could be read.
+    public let rawPayload: Data?
+
+    public init(path: String, kind: String, status: VerificationStatus, checks: [VerificationCheck], rawPayload: Data?) {
+        self.path = path
+        self.kind = kind
+        self.status = status
+        self.checks = checks
+        self.rawPayload = rawPayload
+    }
+
+    public init<Payload>(path: String, kind: String, _ verified: VerifiedPayload<Payload>) {
+        self.init(path: path, kind: kind, status: verified.status, checks: verified.checks, rawPayload: verified.rawPayload)
+    }
+
+    /// The same part, placed under `outer` in the data it came with.
+    func located(under outer: String) -> VerifiedPart {
+        VerifiedPart(path: path.isEmpty ? outer : outer + " → " + path, kind: kind, status: status, checks: checks, rawPayload: rawPayload)
+    }
+
+    public var headline: String { VerificationCheck.headline(status, checks) }
+    public var verdict: String { VerificationCheck.verdict(status, checks) }
+}
+
+extension DecodedSignedData {
+    /// The payload, then each payload nested in it, each with its own verdict.
+    public var parts: [VerifiedPart] {
+        switch self {
+        case .notification(let n): return n.parts
+        case .transaction(let t): return [VerifiedPart(path: "", kind: kindName, t)]
+        case .renewalInfo(let r): return [VerifiedPart(path: "", kind: kindName, r)]
+        case .appTransaction(let a): return [VerifiedPart(path: "", kind: kindName, a)]
+        case .unrecognised: return []
+        }
+    }
+}
+
+extension DecodedNotification {
+    public var parts: [VerifiedPart] {
+        var parts = [VerifiedPart(path: "", kind: "notification", notification)]
+        if let transaction { parts.append(VerifiedPart(path: "data.signedTransactionInfo", kind: "transaction", transaction)) }
+        if let renewalInfo { parts.append(VerifiedPart(path: "data.signedRenewalInfo", kind: "renewal info", renewalInfo)) }
+        if let appTransaction { parts.append(VerifiedPart(path: "appData.signedAppTransactionInfo", kind: "app transaction", appTransaction)) }
+        return parts
+    }
+}
+
 extension SignedDataVerifier {
     /// Works out what a pasted JWS holds (notification, transaction, renewal info or app transaction)
     /// and verifies it as such.

@@ -3,23 +3,42 @@ import Foundation
 import X509
 
 /// Checks App Store signed data (JWS): the x5c chain to trusted roots with Apple's markers, validity
-/// at the payload's signed date, the ES256 signature, then bundle ID, environment and app Apple ID.
-/// Online revocation checks are not made: validity is judged at the date the data was signed.
+/// at the payload's signed date, the ES256 signature, then bundle ID, app Apple ID and environment
+/// against what the verifier was told to expect. An expectation left out (nil) is not checked, and
+/// every result says which checks were made. Online revocation checks are not made: validity is
+/// judged at the date the data was signed.
 public struct SignedDataVerifier: Sendable {
-    public let bundleId: String
+    public let bundleId: String?
     public let appAppleId: Int64?
-    public let environment: AppStoreEnvironment
+    public let environment: AppStoreEnvironment?
     private let chains: ChainValidator
 
     /// - Parameters:
+    ///   - bundleId, appAppleId, environment: what the data must carry; nil leaves that check out.
     ///   - additionalRoots: DER root certificates trusted besides Apple Root CA - G3 (demo server, tests).
     ///   - trustAppleRoot: false to trust only `additionalRoots`.
     ///   - cachesChains: remember validated chains (dates are still checked for every payload).
+    ///   - requiresAppAppleIdInProduction: as Apple's verifiers, refuse to check Production data
+    ///     without the app's Apple ID; false to check it without (the verdict then says so).
     public init(
-        bundleId: String, appAppleId: Int64?, environment: AppStoreEnvironment,
-        additionalRoots: [Data] = [], trustAppleRoot: Bool = true, cachesChains: Bool = true
+        bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?,
+        additionalRoots: [Data] = [], trustAppleRoot: Bool = true, cachesChains: Bool = true,
+        requiresAppAppleIdInProduction: Bool = true
     ) throws(VerifierConfigurationError) {
-        if environment == .production && appAppleId == nil { throw .appAppleIdRequired }
+        try self.init(
+            bundleId: bundleId, appAppleId: appAppleId, environment: environment, additionalRoots: additionalRoots,
+            trustAppleRoot: trustAppleRoot, cachesChains: cachesChains,
+            requiresAppAppleIdInProduction: requiresAppAppleIdInProduction, strictCertificateProfile: true)
+    }
+
+    /// - Parameter strictCertificateProfile: false only for Apple's own test chains, which fail
+    ///   OpenSSL's strict mode and which Apple's tests therefore check without it.
+    init(
+        bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?,
+        additionalRoots: [Data], trustAppleRoot: Bool, cachesChains: Bool, requiresAppAppleIdInProduction: Bool = true,
+        strictCertificateProfile: Bool
+    ) throws(VerifierConfigurationError) {
+        if requiresAppAppleIdInProduction && environment == .production && appAppleId == nil { throw .appAppleIdRequired }
         var roots: [Certificate] = []
         for (index, der) in ((trustAppleRoot ? [AppleRootCertificates.rootCAG3] : []) + additionalRoots).enumerated() {
             guard let certificate = try? Certificate(derEncoded: Array(der)) else {
@@ -31,7 +50,7 @@ public struct SignedDataVerifier: Sendable {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.environment = environment
-        self.chains = ChainValidator(roots: roots, caches: cachesChains)
+        self.chains = ChainValidator(roots: roots, caches: cachesChains, strict: strictCertificateProfile)
     }
 
     private init(copying other: SignedDataVerifier, environment: AppStoreEnvironment) {
@@ -48,33 +67,30 @@ public struct SignedDataVerifier: Sendable {
     }
 
     public func verifyTransaction(_ jws: String) async -> VerifiedPayload<TransactionPayload> {
-        await verify(jws, as: TransactionPayload.self, signedAt: \.signedDate) { payload throws(VerificationFailure) in
-            try checkBundle(payload.bundleId)
-            try checkEnvironment(payload.environment)
+        await verify(jws, as: TransactionPayload.self, signedAt: \.signedDate) { payload in
+            ContentIdentity(kind: "a transaction", bundleId: .carried(payload.bundleId), appAppleId: .notCarried, environment: payload.environment)
         }
     }
 
     public func verifyRenewalInfo(_ jws: String) async -> VerifiedPayload<RenewalInfoPayload> {
-        await verify(jws, as: RenewalInfoPayload.self, signedAt: \.signedDate) { payload throws(VerificationFailure) in
-            try checkEnvironment(payload.environment)
+        await verify(jws, as: RenewalInfoPayload.self, signedAt: \.signedDate) { payload in
+            ContentIdentity(kind: "renewal info", bundleId: .notCarried, appAppleId: .notCarried, environment: payload.environment)
         }
     }
 
     public func verifyAppTransaction(_ jws: String) async -> VerifiedPayload<AppTransactionPayload> {
-        await verify(jws, as: AppTransactionPayload.self, signedAt: \.receiptCreationDate) { payload throws(VerificationFailure) in
-            try checkBundle(payload.bundleId)
-            try checkAppAppleId(payload.appAppleId)
-            try checkEnvironment(payload.receiptType)
+        await verify(jws, as: AppTransactionPayload.self, signedAt: \.receiptCreationDate) { payload in
+            ContentIdentity(
+                kind: "an app transaction", bundleId: .carried(payload.bundleId), appAppleId: .carried(payload.appAppleId),
+                environment: payload.receiptType)
         }
     }
 
     /// Verifies a notification and, separately, every signed payload nested in it.
     public func verifyNotification(_ jws: String) async -> DecodedNotification {
-        let notification = await verify(jws, as: NotificationPayload.self, signedAt: \.signedDate) { payload throws(VerificationFailure) in
+        let notification = await verify(jws, as: NotificationPayload.self, signedAt: \.signedDate) { payload in
             let (bundle, appleId, environment) = Self.identity(of: payload)
-            try checkBundle(bundle)
-            try checkAppAppleId(appleId)
-            try checkEnvironment(environment)
+            return ContentIdentity(kind: "a notification", bundleId: .carried(bundle), appAppleId: .carried(appleId), environment: environment)
         }
         let data = notification.payload?.data
         async let transaction = optional(data?.signedTransactionInfo) { await verifyTransaction($0) }
@@ -102,67 +118,135 @@ public struct SignedDataVerifier: Sendable {
         return (nil, nil, nil)
     }
 
-    // MARK: Checks
+    // MARK: Content checks
 
-    private func checkBundle(_ found: String?) throws(VerificationFailure) {
-        guard found == bundleId else { throw .wrongBundleId(expected: bundleId, found: found) }
+    /// What a kind of signed data says about the app and environment it belongs to.
+    struct ContentIdentity {
+        enum Field<Value> {
+            case carried(Value?)
+            case notCarried
+        }
+        let kind: String
+        let bundleId: Field<String>
+        let appAppleId: Field<Int64>
+        let environment: AppStoreEnvironment?
     }
 
-    private func checkAppAppleId(_ found: Int64?) throws(VerificationFailure) {
-        guard environment == .production else { return }
-        guard found == appAppleId else { throw .wrongAppAppleId(expected: appAppleId, found: found) }
-    }
-
-    private func checkEnvironment(_ found: AppStoreEnvironment?) throws(VerificationFailure) {
-        guard found == environment else { throw .wrongEnvironment(expected: environment, found: found) }
+    /// Bundle ID, app Apple ID and environment, each checked, failed or said not to be checked; the
+    /// first failure in Apple's order is the one reported.
+    private func contentChecks(_ identity: ContentIdentity) -> ([VerificationCheck], VerificationFailure?) {
+        var checks: [VerificationCheck] = []
+        var failure: VerificationFailure?
+        switch identity.bundleId {
+        case .notCarried: checks.append(.init(.bundleId, .notCarried(kind: identity.kind)))
+        case .carried(let found):
+            if let bundleId {
+                if found == bundleId {
+                    checks.append(.init(.bundleId, .passed(bundleId)))
+                } else {
+                    checks.append(.init(.bundleId, .failed("\(found ?? "none"), not \(bundleId)")))
+                    failure = failure ?? .wrongBundleId(expected: bundleId, found: found)
+                }
+            } else {
+                checks.append(.init(.bundleId, .notGiven))
+            }
+        }
+        switch identity.appAppleId {
+        case .notCarried: checks.append(.init(.appAppleId, .notCarried(kind: identity.kind)))
+        case .carried(let found):
+            if (environment ?? identity.environment) != .production {
+                checks.append(.init(.appAppleId, .notApplicable("Apple checks it for Production data only")))
+            } else if let appAppleId {
+                if found == appAppleId {
+                    checks.append(.init(.appAppleId, .passed(String(appAppleId))))
+                } else {
+                    checks.append(.init(.appAppleId, .failed("\(found.map(String.init) ?? "none"), not \(appAppleId)")))
+                    failure = failure ?? .wrongAppAppleId(expected: appAppleId, found: found)
+                }
+            } else {
+                checks.append(.init(.appAppleId, .notGiven))
+            }
+        }
+        if let environment {
+            if identity.environment == environment {
+                checks.append(.init(.environment, .passed(environment.label)))
+            } else {
+                checks.append(.init(.environment, .failed("\(identity.environment?.label ?? "none"), not \(environment.label)")))
+                failure = failure ?? .wrongEnvironment(expected: environment, found: identity.environment)
+            }
+        } else {
+            checks.append(.init(.environment, .notGiven))
+        }
+        return (checks, failure)
     }
 
     // MARK: The common path
 
     private func verify<Payload: Decodable & Sendable>(
         _ text: String, as type: Payload.Type, signedAt signedDate: KeyPath<Payload, Date?>,
-        content: (Payload) throws(VerificationFailure) -> Void
+        identity: (Payload) -> ContentIdentity
     ) async -> VerifiedPayload<Payload> {
         var payload: Payload?
         var rawPayload: Data?
         var header: JWSHeader?
         var subjects: [String] = []
+        var checks: [VerificationCheck] = []
         func result(_ status: VerificationStatus) -> VerifiedPayload<Payload> {
-            VerifiedPayload(payload: payload, rawPayload: rawPayload, header: header, status: status, chainSubjects: subjects)
+            VerifiedPayload(payload: payload, rawPayload: rawPayload, header: header, status: status, chainSubjects: subjects, checks: checks)
         }
+        let decoded: Payload
+        let jws: CompactJWS
         do {
-            let jws = try CompactJWS(text)
+            jws = try CompactJWS(text)
             rawPayload = try jws.payloadData()
             do {
-                payload = try AppStoreJSON.decode(Payload.self, from: rawPayload!)
+                decoded = try AppStoreJSON.decode(Payload.self, from: rawPayload!)
             } catch {
                 throw VerificationFailure.undecodablePayload(error)
             }
-            let decoded = payload!
-            if environment == .xcode || environment == .localTesting {
-                header = try? jws.header()
-                try content(decoded)
-                return result(.notChecked("\(environment.label) data is not signed by Apple."))
-            }
+            payload = decoded
+        } catch let failure as VerificationFailure {
+            return result(.failed(failure))
+        } catch {
+            return result(.failed(.malformedJWS(String(describing: error))))
+        }
+        let carried = identity(decoded)
+        // Xcode and local-testing data is not signed by Apple: expected so, or claimed so when no
+        // environment is expected. Either way it never counts as verified.
+        let unsigned = environment ?? carried.environment
+        if unsigned == .xcode || unsigned == .localTesting, let unsigned {
+            header = try? jws.header()
+            let (content, failure) = contentChecks(carried)
+            checks = [.init(.chain, .notMade("\(unsigned.label) data is not signed by Apple"))] + content
+            if let failure { return result(.failed(failure)) }
+            return result(.notChecked("\(unsigned.label) data is not signed by Apple."))
+        }
+        let signedAt = decoded[keyPath: signedDate]
+        do {
             let cacheKey = String(jws.headerSegment)
             let parsedHeader = try jws.header()
             header = parsedHeader
             guard parsedHeader.alg == "ES256" else { throw VerificationFailure.unsupportedAlgorithm(parsedHeader.alg) }
             guard let x5c = parsedHeader.x5c else { throw VerificationFailure.missingCertificateChain }
-            let chain = try await chains.validate(x5c: x5c, at: decoded[keyPath: signedDate] ?? Date(), cacheKey: cacheKey)
+            let chain = try await chains.validate(x5c: x5c, at: signedAt ?? Date(), cacheKey: cacheKey)
             subjects = chain.subjects
             let signatureBytes = try jws.signature()
             guard signatureBytes.count == 64,
                   let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
                   chain.leafKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
             else { throw VerificationFailure.invalidSignature }
-            try content(decoded)
-            return result(.verified)
         } catch let failure as VerificationFailure {
+            checks = [.init(.chain, .failed(failure.appleStatus))]
+                + [VerificationCheck.Subject.bundleId, .appAppleId, .environment].map { .init($0, .notMade("the signature did not verify")) }
             return result(.failed(failure))
         } catch {
             return result(.failed(.malformedJWS(String(describing: error))))
         }
+        let when = signedAt == nil ? "valid now: the data has no signedDate" : "valid at the signedDate"
+        let (content, failure) = contentChecks(carried)
+        checks = [.init(.chain, .passed("\(when); revocation not checked"))] + content
+        if let failure { return result(.failed(failure)) }
+        return result(.verified)
     }
 }
 

@@ -56,7 +56,7 @@ public enum VerificationStatus: Sendable, Equatable {
 
     public var summary: String {
         switch self {
-        case .verified: return "Verified: signed by a trusted chain, content matches this app and environment."
+        case .verified: return "Verified: signed by a trusted chain."
         case .failed(let failure): return "NOT VERIFIED (\(failure.appleStatus)): \(failure)"
         case .notChecked(let why): return "Signature not checked: \(why)"
         }
@@ -73,15 +73,21 @@ public struct VerifiedPayload<Payload: Sendable>: Sendable {
     public let status: VerificationStatus
     /// Subjects of the x5c certificates, leaf first, for display.
     public let chainSubjects: [String]
+    /// Every check the status rests on, made or not (see `verdict`).
+    public let checks: [VerificationCheck]
 
     public var verifiedPayload: Payload? { status.isVerified ? payload : nil }
 
-    public init(payload: Payload?, rawPayload: Data?, header: JWSHeader?, status: VerificationStatus, chainSubjects: [String]) {
+    public init(
+        payload: Payload?, rawPayload: Data?, header: JWSHeader?, status: VerificationStatus, chainSubjects: [String],
+        checks: [VerificationCheck] = []
+    ) {
         self.payload = payload
         self.rawPayload = rawPayload
         self.header = header
         self.status = status
         self.chainSubjects = chainSubjects
+        self.checks = checks
     }
 }
 

@@ -140,13 +140,13 @@ public final class EffectRunner: Sendable {
             }
         case .inspect(let request, let text):
             spawn(request) { services, post in
-                let decoded: DecodedSignedData
+                let report: InspectionReport
                 if let verifier = services.verifier {
-                    decoded = await verifier.verifyAny(text)
+                    report = await verifier.inspect(text)
                 } else {
-                    decoded = .unrecognised(services.verifierProblem ?? "No verifier is configured.")
+                    report = InspectionReport(items: [], problem: services.verifierProblem ?? "No verifier is configured.")
                 }
-                post(.inspected(request: request, decoded))
+                post(.inspected(request: request, report))
             }
         case .cancel(let request):
             tasks.withLock { $0.removeValue(forKey: request) }?.cancel()

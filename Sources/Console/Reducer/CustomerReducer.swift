@@ -183,10 +183,10 @@ enum CustomerReducer {
             ExtendReducer.prepared(&state, requestIdentifier: identifier)
         case .writeResolved(let identifier, let result):
             UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
-        case .inspected(let request, let decoded):
+        case .inspected(let request, let report):
             guard state.inFlight[request] != nil else { return [] }
             state.inFlight[request] = nil
-            state.inspected = .loaded(decoded)
+            state.inspected = .loaded(InspectorResult(report))
             state.lists[.inspector] = ListState()
             state.lists[.inspector]?.detailOpen = true
         default:

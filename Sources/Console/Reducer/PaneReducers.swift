@@ -32,16 +32,14 @@ enum NotificationsReducer {
 enum InspectorReducer {
     static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
         switch key {
+        case .paste(let text):
+            // A paste is a whole document: it replaces the field and is verified at once, so keys
+            // typed meanwhile reach the report, not the pasted text.
+            state.inspectorInput = TextInputState(maxLength: state.inspectorInput.maxLength)
+            _ = state.inspectorInput.handle(.paste(text))
+            return submit(&state)
         case .enter:
-            let text = state.inspectorInput.text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else {
-                ConsoleReducer.toast(&state, "Paste a JWS first (a notification, transaction, renewal info or app transaction).", isError: true)
-                return []
-            }
-            state.inspected = .loading
-            state.focus = .content
-            let request = ConsoleReducer.start(&state, "Verify JWS")
-            return [.inspect(request: request, text: text)]
+            return submit(&state)
         case .escape, .tab, .backTab:
             state.focus = .content
             if key == .tab || key == .backTab { return ConsoleReducer.switchPane(&state, by: key == .tab ? 1 : -1) }
@@ -50,6 +48,18 @@ enum InspectorReducer {
             _ = state.inspectorInput.handle(key)
             return []
         }
+    }
+
+    static func submit(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let text = state.inspectorInput.text
+        guard text.utf8.contains(where: { $0 != UInt8(ascii: " ") }) else {
+            ConsoleReducer.toast(&state, "Paste signed data first: a JWS, a webhook body or an API response.", isError: true)
+            return []
+        }
+        state.inspected = .loading
+        state.focus = .content
+        let request = ConsoleReducer.start(&state, "Verify signed data")
+        return [.inspect(request: request, text: text)]
     }
 }
 

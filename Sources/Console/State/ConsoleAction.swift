@@ -29,7 +29,7 @@ public enum ConsoleAction: Sendable {
     case writeResolved(requestIdentifier: String, Result<Void, DisplayError>)
     case testRequested(request: Int, Result<String, DisplayError>)
     case testStatus(request: Int, Result<CheckTestNotificationResponse, DisplayError>)
-    case inspected(request: Int, DecodedSignedData)
+    case inspected(request: Int, InspectionReport)
     case finished(request: Int)
     case themeChanged(Result<String, DisplayError>)
     case environmentChanged(Result<AppStoreEnvironment, DisplayError>)

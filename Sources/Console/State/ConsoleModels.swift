@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import TerminalUI
 
 /// An error as the console shows it: what happened and what to do, with the API error behind it
 /// kept as a value, so decisions read its code and status, never its text.
@@ -45,6 +46,18 @@ public struct DisplayError: Error, Sendable, Equatable {
 }
 
 extension Loadable: Equatable where Value: Equatable {}
+
+/// A verified paste as the Inspector shows it: the report and its tree, built once when the report
+/// arrives rather than at every key and frame.
+public struct InspectorResult: Sendable {
+    public let report: InspectionReport
+    public let tree: TreeNode
+
+    public init(_ report: InspectionReport) {
+        self.report = report
+        self.tree = DetailContent.inspectionTree(report)
+    }
+}
 
 /// Loading state of one part of a pane.
 public enum Loadable<Value: Sendable>: Sendable {

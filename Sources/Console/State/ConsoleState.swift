@@ -195,7 +195,7 @@ public struct ConsoleState: Sendable {
     public var notificationsPane: Loadable<[NotificationRow]> = .idle
     public var testNotification: TestNotificationState?
     public var extendForm: ExtendForm?
-    public var inspected: Loadable<DecodedSignedData> = .idle
+    public var inspected: Loadable<InspectorResult> = .idle
     /// Earlier sessions' writes of this account with no known outcome, oldest first; the first is
     /// shown in the `.unresolvedWrite` overlay.
     public var unresolvedWrites: [UnresolvedWrite] = []

@@ -19,15 +19,15 @@ public enum DetailContent {
                 TreeNode(label: "Status", value: row.status?.label ?? "-", path: "status"),
                 TreeNode(label: "Original transaction ID", value: row.originalTransactionId, path: "otid"),
             ]
-            if let renewal = row.renewal { children.append(payloadTree("Renewal info", renewal.status, renewal.rawPayload, path: "renewal")) }
-            if let transaction = row.transaction { children.append(payloadTree("Latest transaction", transaction.status, transaction.rawPayload, path: "transaction")) }
+            if let renewal = row.renewal { children.append(payloadTree("Renewal info", VerifiedPart(path: "", kind: "renewal info", renewal), path: "renewal")) }
+            if let transaction = row.transaction { children.append(payloadTree("Latest transaction", VerifiedPart(path: "", kind: "transaction", transaction), path: "transaction")) }
             return TreeNode(label: "Subscription", children: children, path: "")
         case .notifications:
             let rows = PaneRows.notifications(state)
             guard rows.indices.contains(index) else { return nil }
             return notificationTree(rows[index], environment: state.environment)
         case .inspector:
-            return state.inspected.value.map(inspectedTree)
+            return state.inspected.value?.tree
         case .customer:
             return nil
         }
@@ -43,12 +43,14 @@ public enum DetailContent {
     }
 
     static func transactionTree(_ row: VerifiedTransaction) -> TreeNode {
-        payloadTree("Transaction \(row.payload?.transactionId ?? "")", row.status, row.rawPayload, path: "")
+        payloadTree("Transaction \(row.payload?.transactionId ?? "")", VerifiedPart(path: "", kind: "transaction", row), path: "")
     }
 
-    static func payloadTree(_ title: String, _ status: VerificationStatus, _ raw: Data?, path: String) -> TreeNode {
-        var children = [TreeNode(label: "Verification", value: status.summary, path: path + "/verification")]
-        if let raw, let json = try? JSONValue.parse(raw) {
+    /// The verdict with one line per check under it, then the payload's JSON.
+    static func payloadTree(_ title: String, _ part: VerifiedPart, path: String) -> TreeNode {
+        let checks = part.checks.map { TreeNode(label: $0.subject.rawValue, value: $0.outcomeText, path: path + "/verification/" + $0.subject.rawValue) }
+        var children = [TreeNode(label: "Verification", value: part.headline, children: checks, path: path + "/verification")]
+        if let raw = part.rawPayload, let json = try? JSONValue.parse(raw) {
             children += jsonChildren(json, path: path + "/json")
         }
         return TreeNode(label: title, children: children, path: path)
@@ -69,27 +71,26 @@ public enum DetailContent {
         }
         var children = [TreeNode(label: "Send attempts (\(row.attempts.count))", children: attempts, path: "attempts")]
         if let decoded = row.decoded {
-            children.append(payloadTree("Notification", decoded.notification.status, decoded.notification.rawPayload, path: "notification"))
-            if let t = decoded.transaction { children.append(payloadTree("data.signedTransactionInfo", t.status, t.rawPayload, path: "transaction")) }
-            if let r = decoded.renewalInfo { children.append(payloadTree("data.signedRenewalInfo", r.status, r.rawPayload, path: "renewal")) }
-            if let a = decoded.appTransaction { children.append(payloadTree("appData.signedAppTransactionInfo", a.status, a.rawPayload, path: "app")) }
+            for (index, part) in decoded.parts.enumerated() {
+                children.append(payloadTree(part.path.isEmpty ? "Notification" : part.path, part, path: "part\(index)"))
+            }
         }
         return TreeNode(label: row.payload?.notificationType?.rawValue ?? "Notification", children: children, path: "")
     }
 
-    static func inspectedTree(_ decoded: DecodedSignedData) -> TreeNode {
-        switch decoded {
-        case .notification(let n):
-            var children = [payloadTree("Notification", n.notification.status, n.notification.rawPayload, path: "notification")]
-            if let t = n.transaction { children.append(payloadTree("data.signedTransactionInfo", t.status, t.rawPayload, path: "transaction")) }
-            if let r = n.renewalInfo { children.append(payloadTree("data.signedRenewalInfo", r.status, r.rawPayload, path: "renewal")) }
-            if let a = n.appTransaction { children.append(payloadTree("appData.signedAppTransactionInfo", a.status, a.rawPayload, path: "app")) }
-            return TreeNode(label: "Notification", children: children, path: "")
-        case .transaction(let t): return payloadTree("Transaction", t.status, t.rawPayload, path: "")
-        case .renewalInfo(let r): return payloadTree("Renewal info", r.status, r.rawPayload, path: "")
-        case .appTransaction(let a): return payloadTree("App transaction", a.status, a.rawPayload, path: "")
-        case .unrecognised(let reason): return TreeNode(label: "Not App Store signed data", value: reason, path: "")
+    /// A line saying how many payloads verified, then each payload with its JSON path and verdict.
+    static func inspectionTree(_ report: InspectionReport) -> TreeNode {
+        if let problem = report.problem { return TreeNode(label: "No signed data", value: problem, path: "") }
+        if report.items.count == 1, case .unrecognised(let reason) = report.items[0].decoded {
+            return TreeNode(label: "Not App Store signed data", value: reason, path: "")
         }
+        let parts = report.parts
+        let children = parts.enumerated().map { index, part in
+            payloadTree("\(part.kind.prefix(1).uppercased() + part.kind.dropFirst()) at \(part.path)", part, path: "part\(index)")
+        }
+        let verified = parts.filter { $0.status.isVerified }.count
+        let summary = verified == parts.count ? "all verified" : "\(verified) verified, \(parts.count - verified) NOT verified"
+        return TreeNode(label: "\(parts.count) signed payload\(parts.count == 1 ? "" : "s")", value: summary, children: children, path: "")
     }
 
     /// JSON as tree nodes; millisecond dates get their UTC date beside them.

@@ -81,9 +81,17 @@ public struct TextInputState: Sendable, Equatable {
 
     private mutating func insert(_ piece: String) {
         let clean = Self.clean(piece)
-        let room = maxLength - text.count
-        guard room > 0, !clean.isEmpty else { return }
-        let clipped = clean.count <= room ? clean : String(clean.prefix(room))
+        guard !clean.isEmpty else { return }
+        let clipped: String
+        // A cluster takes at least one byte, so while the bytes fit the clusters fit: counting
+        // clusters walks the whole text, which would make every key cost the length of the field.
+        if text.utf8.count + clean.utf8.count <= maxLength {
+            clipped = clean
+        } else {
+            let room = maxLength - text.count
+            guard room > 0 else { return }
+            clipped = clean.count <= room ? clean : String(clean.prefix(room))
+        }
         let at = cursorIndex
         let anchor = offset(of: at > text.startIndex ? text.index(before: at) : text.startIndex)
         let target = cursorOffset + clipped.utf8.count
@@ -91,7 +99,7 @@ public struct TextInputState: Sendable, Equatable {
         // Joining can merge clusters (an accent after a letter, two halves of a flag): the cursor goes
         // to the end of the cluster the insertion ended in, and the length limit still holds.
         cursorOffset = boundary(from: anchor, atOrAfter: target)
-        if text.count > maxLength {
+        if text.utf8.count > maxLength, text.count > maxLength {
             text = String(text.prefix(maxLength))
             cursorOffset = min(cursorOffset, text.utf8.count)
         }
@@ -150,7 +158,12 @@ public struct TextInputState: Sendable, Equatable {
             default: if !isControl(scalar) { scalars.append(scalar) }
             }
         }
-        return String(scalars).trimmingCharacters(in: .whitespaces)
+        // Spaces at the ends go (tabs and newlines are spaces by now); a slice keeps this linear.
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.generalCategory == .spaceSeparator }
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else {
+            return ""
+        }
+        return String(scalars[first...last])
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {

@@ -7,15 +7,18 @@ import Foundation
 struct DecodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "decode",
-        abstract: "Decode and verify any App Store JWS: notification, transaction, renewal info or app transaction.",
+        abstract: "Decode and verify App Store signed data: a JWS, a webhook body or any JSON holding signed fields.",
         discussion: """
-            Reads the JWS from the argument, or from standard input with - or no argument. A notification's \
-            nested transaction, renewal info and app transaction are decoded and verified one by one. Bundle ID, \
-            environment and app Apple ID are checked against the profile when one is configured; otherwise \
-            only the certificate chain and signature are checked.
+            Reads the argument, or standard input with - or no argument: a bare JWS (notification, transaction, \
+            renewal info, app transaction), a webhook body {"signedPayload": ...}, or any JSON with signed fields \
+            (Get All Subscription Statuses, transaction history, notification history...). Every signed string \
+            found is verified and reported with its JSON path; a notification's nested payloads are verified one \
+            by one. The certificate chain and signature are always checked; bundle ID, environment and app Apple ID \
+            are checked when given (profile, flags or environment variables), each on its own. Every verdict lists \
+            what was checked and what was not.
             """)
 
-    @Argument(help: "The JWS, or - to read standard input.") var jws: String?
+    @Argument(help: "The JWS or JSON, or - to read standard input.") var input: String?
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
@@ -23,84 +26,62 @@ struct DecodeCommand: AsyncParsableCommand {
             let text = try readInput()
             var demo: DemoServer?
             let verifier: SignedDataVerifier
-            var note: String?
             if global.demo {
                 let server = try await DemoServer.start()
                 demo = server
                 verifier = try server.makeVerifier()
             } else {
-                (verifier, note) = try makeVerifier(for: text)
+                verifier = try makeVerifier()
             }
-            let decoded = await verifier.verifyAny(text)
+            let report = await verifier.inspect(text)
             await demo?.stop()
-            try report(decoded, note: note)
+            try show(report)
         }
     }
 
     func readInput() throws -> String {
-        var text = jws ?? "-"
+        var text = input ?? "-"
         if text == "-" {
             let data = FileHandle.standardInput.readDataToEndOfFile()
             text = String(decoding: data.prefix(4 << 20), as: UTF8.self)
         }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Accept a pasted {"signedPayload": "..."} body as well as the bare JWS.
-        if text.hasPrefix("{"), let tree = try? JSONValue.parse(Data(text.utf8)), let inner = tree["signedPayload"]?.stringValue {
-            text = inner
+        guard text.utf8.contains(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }) else {
+            throw CLIError("Nothing to decode: pass a JWS or JSON, or pipe one in.", status: .usage)
         }
-        guard !text.isEmpty else { throw CLIError("Nothing to decode: pass a JWS or pipe one in.", status: .usage) }
         return text
     }
 
-    /// The profile's verifier, or one that checks chain and signature and takes the content's own IDs.
-    func makeVerifier(for text: String) throws -> (SignedDataVerifier, String?) {
+    /// A verifier expecting whatever the profile and flags give: each of bundle ID, environment and
+    /// app Apple ID is checked when given, and reported as not given otherwise.
+    func makeVerifier() throws -> SignedDataVerifier {
         let loader = ConfigLoader()
         let file = try loader.loadFile(path: global.config)
         let profile = try loader.resolve(file: file, name: global.profile, flags: try global.overrides())
-        let roots = try Session.rootCertificates(profile)
-        if let bundleId = profile.bundleId, let environment = profile.environment {
-            return (try SignedDataVerifier(bundleId: bundleId, appAppleId: profile.appAppleId, environment: environment, additionalRoots: roots), nil)
-        }
-        let tree = SignedDataInspector.payloadTree(text)
-        let identity = tree?["data"] ?? tree?["summary"] ?? tree?["appData"] ?? tree
-        let bundleId = identity?["bundleId"]?.stringValue ?? ""
-        let environmentText = identity?["environment"]?.stringValue ?? identity?["receiptType"]?.stringValue ?? "Production"
-        let environment = AppStoreEnvironment(environmentText)
-        var appAppleId: Int64?
-        if case .number(let digits)? = identity?["appAppleId"] { appAppleId = Int64(digits) }
-        let verifier = try SignedDataVerifier(
-            bundleId: bundleId, appAppleId: appAppleId ?? 0, environment: environment, additionalRoots: roots)
-        return (verifier, "No profile: bundle ID, environment and app Apple ID were taken from the payload, not checked; chain and signature were checked.")
+        return try SignedDataVerifier(
+            bundleId: profile.bundleId, appAppleId: profile.appAppleId, environment: profile.environment,
+            additionalRoots: try Session.rootCertificates(profile), requiresAppAppleIdInProduction: false)
     }
 
-    func report(_ decoded: DecodedSignedData, note: String?) throws {
-        let printer = Printer(json: global.json)
-        var sections: [(String, VerificationStatus, Data?)] = []
-        switch decoded {
-        case .unrecognised(let reason):
+    func show(_ report: InspectionReport) throws {
+        if let problem = report.problem { throw CLIError("Nothing to verify: \(problem)", status: .usage) }
+        if report.isUnrecognised, case .unrecognised(let reason) = report.items.first?.decoded {
             throw CLIError("Not App Store signed data: \(reason)", status: .usage)
-        case .notification(let n):
-            sections.append(("notification", n.notification.status, n.notification.rawPayload))
-            if let t = n.transaction { sections.append(("data.signedTransactionInfo", t.status, t.rawPayload)) }
-            if let r = n.renewalInfo { sections.append(("data.signedRenewalInfo", r.status, r.rawPayload)) }
-            if let a = n.appTransaction { sections.append(("appData.signedAppTransactionInfo", a.status, a.rawPayload)) }
-        case .transaction(let t): sections.append(("transaction", t.status, t.rawPayload))
-        case .renewalInfo(let r): sections.append(("renewal info", r.status, r.rawPayload))
-        case .appTransaction(let a): sections.append(("app transaction", a.status, a.rawPayload))
         }
+        let printer = Printer(json: global.json)
+        let parts = report.parts
         printer.emit([
-            "kind": decoded.kindName, "note": note,
-            "parts": sections.map { name, status, raw -> [String: Any?] in
-                ["part": name, "verification": Records.verification(status),
-                 "payload": raw.flatMap { try? JSONSerialization.jsonObject(with: $0) }]
+            "kind": report.items.count == 1 ? report.items[0].decoded.kindName : "several",
+            "parts": parts.map { part -> [String: Any?] in
+                ["part": part.path, "kind": part.kind,
+                 "verification": Records.verification(part.status, checks: part.checks),
+                 "payload": part.rawPayload.flatMap { try? JSONSerialization.jsonObject(with: $0) }]
             },
         ])
-        for (name, status, raw) in sections {
-            printer.text("== \(name)\n\(status.summary)")
-            if let raw, let tree = try? JSONValue.parse(raw) { printer.text(tree.rendered(indent: "  ")) }
+        for part in parts {
+            printer.text("== \(part.kind) at \(part.path)\n\(part.verdict)")
+            if let raw = part.rawPayload, let tree = try? JSONValue.parse(raw) { printer.text(tree.rendered(indent: "  ")) }
             printer.text("")
         }
-        if let note { printer.text("Note: \(note)") }
-        try requireVerified(sections.map(\.1))
+        try requireVerified(parts.map(\.status))
     }
 }

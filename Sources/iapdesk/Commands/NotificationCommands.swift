@@ -43,7 +43,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                 let attempts = entry.attempts
                 rows.append([
                     "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
-                    "subtype": payload?.subtype?.rawValue, "verification": entry.decoded.map { Records.verification($0.notification.status) },
+                    "subtype": payload?.subtype?.rawValue, "verification": entry.decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
                     "sendAttempts": attempts.map(Records.attempt),
                 ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
                 table.add(
@@ -137,7 +137,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
         let decoded = await status.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
         printer.emit([
             "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
-            "verification": decoded.map { Records.verification($0.notification.status) },
+            "verification": decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
             "sendAttempts": attempts.map(Records.attempt),
         ])
         var table = TextTable("ATTEMPT", "RESULT", "WHAT IT MEANS")
@@ -145,7 +145,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
             table.add(DisplayFormat.date(attempt.attemptDate, seconds: true), attempt.sendAttemptResult?.rawValue ?? "?", attempt.sendAttemptResult?.hint ?? "")
         }
         printer.text(table.render())
-        if let decoded { printer.text("\nPayload: \(decoded.notification.status.summary)") }
+        if let decoded { printer.text("\nPayload: \(decoded.notification.verdict)") }
         if !attempts.contains(where: { $0.sendAttemptResult == .success }) {
             throw CLIError("The test notification was not delivered.", hint: attempts.last?.sendAttemptResult?.hint, status: .unavailable)
         }

@@ -4,12 +4,29 @@ import Foundation
 
 /// Signed records as JSON objects and table cells, with their verification always alongside.
 enum Records {
-    static func verification(_ status: VerificationStatus) -> [String: Any?] {
+    /// The status and, when known, each check: {"check": "bundle ID", "outcome": "passed", "text": ...}.
+    static func verification(_ status: VerificationStatus, checks: [VerificationCheck] = []) -> [String: Any?] {
+        var object: [String: Any?]
         switch status {
-        case .verified: return ["status": "verified"]
-        case .failed(let failure): return ["status": "failed", "appleStatus": failure.appleStatus, "reason": failure.description]
-        case .notChecked(let reason): return ["status": "not_checked", "reason": reason]
+        case .verified: object = ["status": "verified"]
+        case .failed(let failure): object = ["status": "failed", "appleStatus": failure.appleStatus, "reason": failure.description]
+        case .notChecked(let reason): object = ["status": "not_checked", "reason": reason]
         }
+        if !checks.isEmpty { object["checks"] = checks.map(check) }
+        return object
+    }
+
+    static func check(_ check: VerificationCheck) -> [String: Any?] {
+        let outcome: String
+        switch check.outcome {
+        case .passed: outcome = "passed"
+        case .failed: outcome = "failed"
+        case .notGiven: outcome = "not_given"
+        case .notCarried: outcome = "not_carried"
+        case .notApplicable: outcome = "not_applicable"
+        case .notMade: outcome = "not_made"
+        }
+        return ["check": check.subject.rawValue, "outcome": outcome, "text": check.text]
     }
 
     static func mark(_ status: VerificationStatus) -> String {
@@ -27,7 +44,7 @@ enum Records {
     }
 
     static func transaction(_ verified: VerifiedPayload<TransactionPayload>) -> [String: Any?] {
-        var object: [String: Any?] = ["verification": verification(verified.status)]
+        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks)]
         guard let t = verified.payload else { return object }
         object.merge([
             "transactionId": t.transactionId, "originalTransactionId": t.originalTransactionId,
@@ -49,7 +66,7 @@ enum Records {
     }
 
     static func renewal(_ verified: VerifiedPayload<RenewalInfoPayload>) -> [String: Any?] {
-        var object: [String: Any?] = ["verification": verification(verified.status)]
+        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks)]
         guard let r = verified.payload else { return object }
         object.merge([
             "originalTransactionId": r.originalTransactionId, "productId": r.productId, "autoRenewProductId": r.autoRenewProductId,
@@ -86,7 +103,7 @@ enum Records {
 
     static func transactionFields(_ verified: VerifiedPayload<TransactionPayload>) -> FieldList {
         var fields = FieldList()
-        fields.add("Verification", verified.status.summary)
+        fields.add("Verification", verified.verdict)
         guard let t = verified.payload else { return fields }
         fields.add("Transaction ID", t.transactionId)
         fields.add("Original transaction ID", t.originalTransactionId)
