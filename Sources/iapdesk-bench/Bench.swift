@@ -131,12 +131,7 @@ struct Bench: AsyncParsableCommand {
     }
 
     func measureGenerated() async throws {
-        let authority = try SigningCertificateAuthority(
-            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
-            name: "iapdesk Bench")
-        let verifier = try SignedDataVerifier(
-            bundleId: "com.example", appAppleId: nil, environment: .sandbox,
-            additionalRoots: [authority.rootDER], trustAppleRoot: false)
+        let (authority, verifier) = try BenchSigning.authority()
         let repeated = (0..<1000).map { authority.signer.sign(json: Self.transaction(index: $0)) }
         if let writeInputs {
             let folder = URL(fileURLWithPath: writeInputs)

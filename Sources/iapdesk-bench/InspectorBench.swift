@@ -13,15 +13,6 @@ enum InspectorBench {
         let verifier: SignedDataVerifier
     }
 
-    static func authority() throws -> (SigningCertificateAuthority, SignedDataVerifier) {
-        let authority = try SigningCertificateAuthority(
-            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
-            name: "iapdesk Bench")
-        let verifier = try SignedDataVerifier(
-            bundleId: "com.example", appAppleId: nil, environment: .sandbox,
-            additionalRoots: [authority.rootDER], trustAppleRoot: false)
-        return (authority, verifier)
-    }
 
     static func renewal(_ authority: SigningCertificateAuthority) -> String {
         authority.signer.sign(json: Data("""
@@ -33,7 +24,7 @@ enum InspectorBench {
     /// A notification JWS of about `bytes` bytes with a signed transaction and renewal info inside,
     /// padded with a long field, signed by a fresh Apple-shaped chain.
     static func notification(bytes: Int) throws -> Input {
-        let (authority, verifier) = try authority()
+        let (authority, verifier) = try BenchSigning.authority()
         let transaction = authority.signer.sign(json: Bench.transaction(index: 1))
         let renewal = renewal(authority)
         func body(padding: Int) -> String {
@@ -51,7 +42,7 @@ enum InspectorBench {
     /// A Get All Subscription Statuses answer of at least `bytes` bytes: subscriptions, each with a
     /// signed transaction and renewal info.
     static func statusResponse(bytes: Int) throws -> Input {
-        let (authority, verifier) = try authority()
+        let (authority, verifier) = try BenchSigning.authority()
         var items: [String] = []
         var size = 0
         while size < bytes {

@@ -23,7 +23,9 @@ import Testing
         return folder.appendingPathComponent("iapdesk")
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+    /// The binary ready to run with `arguments`, a config folder of its own unless `environment`
+    /// names one, and pipes for its output; stdin is empty.
+    static func process(_ arguments: [String], environment: [String: String] = [:]) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
@@ -35,6 +37,12 @@ import Testing
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        return (process, out, err)
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+        let (process, out, err) = Self.process(arguments, environment: environment)
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()

@@ -12,18 +12,7 @@ import Testing
     /// Runs the binary without holding a thread of the concurrency pool while it runs (a blocked
     /// pool would starve the timers of the other tests), Ctrl-C after `interruptAfter` seconds.
     func run(_ arguments: [String], environment: [String: String] = [:], interruptAfter: TimeInterval? = nil) async throws -> CommandLineTests.Run {
-        let process = Process()
-        process.executableURL = CommandLineTests.binary
-        process.arguments = arguments
-        var env = ["HOME": FileManager.default.temporaryDirectory.path, "COLUMNS": "160", "PATH": "/usr/bin:/bin"]
-        env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-\(UUID().uuidString)").path
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let (process, out, err) = CommandLineTests.process(arguments, environment: environment)
         let output = Mutex<(out: Data, err: Data)>((Data(), Data()))
         let group = DispatchGroup()
         group.enter()

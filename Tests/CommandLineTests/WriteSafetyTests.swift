@@ -45,15 +45,7 @@ import Testing
 
         /// `withProfile`: the flags that reach this server (commands that talk to Apple take them).
         func process(_ arguments: [String], withProfile: Bool = true) -> (Process, Pipe, Pipe) {
-            let process = Process()
-            process.executableURL = CommandLineTests.binary
-            process.arguments = arguments + (withProfile ? flags : [])
-            process.environment = environment
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            process.standardInput = FileHandle.nullDevice
+            let (process, out, err) = CommandLineTests.process(arguments + (withProfile ? flags : []), environment: environment)
             return (process, out, err)
         }
 
