@@ -100,6 +100,25 @@ import Testing
         #expect(RecentLookups.adding("x", to: (0..<30).map(String.init)).count == RecentLookups.limit)
     }
 
+    @Test func tabCompletesCommandLineVerbs() {
+        var state = fresh()
+        state.focus = .content
+        _ = send(&state, [.character(":")])
+        _ = type(&state, "wr")
+        _ = send(&state, [.tab])
+        #expect(state.commandInput.text == "writes ")
+        state.commandInput = TextInputState(text: "t", maxLength: 256)
+        _ = send(&state, [.tab])
+        #expect(state.commandInput.text == "t")
+        #expect(state.toasts.last?.text == ":tx  :theme  :type  :txn  :to")
+        // Every verb listed is one execute knows.
+        for verb in CommandLine.verbs {
+            var probe = fresh()
+            _ = CommandLine.execute(&probe, verb)
+            #expect(probe.lastError?.summary.hasPrefix("Unknown command") != true, "\(verb)")
+        }
+    }
+
     @Test func aCutErrorCanBeReadInFull() {
         var state = fresh()
         state.focus = .content

@@ -4,8 +4,36 @@ import TerminalUI
 
 /// The `:` command line.
 enum CommandLine {
+    /// Every verb `execute` knows, for Tab completion and the message about an unknown one.
+    static let verbs = [
+        "order", "tx", "env", "theme", "writes", "help", "quit",
+        "since", "type", "subtype", "txn", "failures", "all",
+        "product", "kind", "sort", "revoked", "from", "to", "ownership", "group", "clear",
+    ]
+
+    /// The verbs that start with what was typed; Tab fills in their common start.
+    static func complete(_ text: String) -> (completed: String, candidates: [String]) {
+        guard !text.contains(" ") else { return (text, []) }
+        let prefix = text.lowercased()
+        let candidates = verbs.filter { $0.hasPrefix(prefix) }
+        guard let first = candidates.first else { return (text, []) }
+        var common = first
+        for candidate in candidates.dropFirst() {
+            while !candidate.hasPrefix(common) { common.removeLast() }
+        }
+        return (candidates.count == 1 ? common + " " : common, candidates)
+    }
+
     static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
         switch key {
+        case .tab:
+            let (completed, candidates) = complete(state.commandInput.text)
+            state.commandInput = TextInputState(text: completed, maxLength: 256)
+            if candidates.count > 1 { ConsoleReducer.toast(&state, candidates.map { ":" + $0 }.joined(separator: "  ")) }
+            if candidates.isEmpty, !state.commandInput.text.contains(" ") {
+                ConsoleReducer.toast(&state, "No command starts with :\(state.commandInput.text).", isError: true)
+            }
+            return []
         case .escape:
             state.focus = state.pane == .customer && state.customer == nil ? .lookupInput : .content
             return []
@@ -61,7 +89,8 @@ enum CommandLine {
         case "product", "kind", "sort", "revoked", "clear", "from", "to", "ownership", "group":
             return historyFilter(&state, verb, argument)
         default:
-            ConsoleReducer.fail(&state, DisplayError(summary: "Unknown command :\(verb).", hint: "Try :order, :tx, :env, :theme, :since, :type, :writes, :quit, or press ? for help."))
+            ConsoleReducer.fail(&state, DisplayError(
+                summary: "Unknown command :\(verb).", hint: "Commands: " + verbs.map { ":" + $0 }.joined(separator: " ") + ". Tab completes."))
             return []
         }
     }

@@ -19,7 +19,7 @@ enum HelpOverlay {
         }
         let footer: [[Paragraph.Span]] = [
             [.init(":order ID  :tx ID  :env sandbox  :theme light  :since 24h  :quit", theme[.muted])],
-            [.init("Esc or ? closes this help.", theme[.muted])],
+            [.init("Tab completes : commands. Esc or ? closes this help.", theme[.muted])],
         ]
         let box = area.centered(width: min(96, area.width - 2), height: area.height - 2)
         buffer.fill(box, with: theme[.modal])
