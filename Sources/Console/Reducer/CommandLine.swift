@@ -50,6 +50,8 @@ enum CommandLine {
     static func execute(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
         guard let verb = parts.first?.lowercased() else { return [] }
+        // A new command replaces the last one's error; a failing one sets its own.
+        state.lastError = nil
         let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         func needArgument(_ example: String) -> Bool {
             if argument.isEmpty { ConsoleReducer.fail(&state, DisplayError(summary: ":\(verb) needs an argument, such as :\(verb) \(example)")) }

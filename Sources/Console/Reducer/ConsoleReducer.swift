@@ -120,6 +120,9 @@ public enum ConsoleReducer {
             state.overlay = .help
             return []
         default:
+            if case .paste(let text) = key, text.count > state.lookupInput.maxLength {
+                toast(&state, "The paste was \(text.count) characters; the field keeps \(state.lookupInput.maxLength).", isError: true)
+            }
             _ = state.lookupInput.handle(key)
             return []
         }
@@ -145,6 +148,11 @@ public enum ConsoleReducer {
     }
 
     static func handleContentKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        if state.pane == .inspector, case .paste = key {
+            // A new document pasted over a report replaces the old one.
+            state.focus = .inspectorInput
+            return InspectorReducer.handleKey(&state, key)
+        }
         let detailOpen = state.list(state.pane).detailOpen
         var contexts: [ActionContext] = []
         if detailOpen { contexts.append(.detail) }
@@ -240,11 +248,12 @@ public enum ConsoleReducer {
             state.progress[request] = nil
         }
         CustomerReducer.markCancelled(&state)
-        var words = "Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s")."
-        if let write = state.extensionsInFlight.values.first {
-            words += " The extension of \(write.target.subject) is already on its way and is not cancelled: its result will show here."
+        var words: [String] = []
+        if !requests.isEmpty { words.append("Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s").") }
+        if !state.extensionsInFlight.isEmpty {
+            words.append("An extension already sent cannot be stopped: its result will show here.")
         }
-        toast(&state, words, lasting: 60)
+        toast(&state, words.joined(separator: " "), lasting: 60)
         return requests.map { .cancel(request: $0) }
     }
 

@@ -215,7 +215,7 @@ enum WriteResultReducer {
                 let shown = DisplayError(error)
                 if case .server(let failure) = error, failure.code == .subscriptionMaxExtension {
                     // An answer, not a fault: the yearly limit is reached.
-                    ConsoleReducer.toast(&state, "Not extended: Apple says \(subject) already had its two extensions in the last 365 days (4030005). Nothing was changed.")
+                    ConsoleReducer.toast(&state, "Not extended: Apple says the two yearly extensions are used (4030005). Nothing changed.", lasting: 150)
                 } else {
                     ConsoleReducer.fail(&state, DisplayError(summary: "Not extended (\(subject)): \(shown.summary)", hint: shown.hint))
                 }

@@ -95,7 +95,8 @@ public enum ConsoleView {
             }
         } else if let (request, description) = state.inFlight.sorted(by: { $0.key < $1.key }).first {
             let progress = state.progress[request].map { " (\($0))" } ?? ""
-            buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  Esc stops", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
+            let stop = state.extensionsInFlight[request] == nil ? "Esc stops" : "waiting for Apple's answer"
+            buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  \(stop)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
         } else if let filter = state.filters[state.pane] {
             let noun = state.pane == .subscriptions ? "subscriptions" : state.pane == .notifications ? "notifications" : "transactions"
             let shown = "\(PaneRows.count(state, state.pane)) of \(PaneRows.total(state, state.pane)) \(noun)"

@@ -20,7 +20,7 @@ enum TransactionsView {
         if let ownership = q.inAppOwnershipType { filters.append(ownership.label.lowercased()) }
         if let group = q.subscriptionGroupIdentifiers.first { filters.append("group \(group)") }
         let count = state.transactionsPane.value?.count
-        buffer.write(truncating: "\(count.map { "\($0) transactions · " } ?? "")\(filters.joined(separator: " · "))  (:kind :product :from :to :ownership :group :sort :revoked :clear)",
+        buffer.write(truncating: "\(count.map { DisplayFormat.count($0, "transaction") + " · " } ?? "")\(filters.joined(separator: " · "))  (:kind :product :from :to :ownership :group :sort :revoked :clear)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = PaneLayout.belowHeading(area)
         if PaneViews.placeholder(state.transactionsPane, empty: "No transactions match.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }

@@ -33,7 +33,10 @@ public struct ThemeCatalog: Sendable {
     }
 
     /// The theme called `name`; unknown names are an error listing the known ones.
-    public func load(_ name: String) throws -> Theme {
+    public func load(_ typed: String) throws -> Theme {
+        // "café" typed with a combining accent is the file café.toml: Swift compares canonically,
+        // and the file is opened by the spelling it has on disk.
+        let name = names.first { $0 == typed } ?? typed
         let safe = name.filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
         guard !safe.isEmpty, safe == name else { throw ThemeError("\"\(name)\" is not a theme name") }
         var candidates: [String] = []

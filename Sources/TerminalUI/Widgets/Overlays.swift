@@ -18,7 +18,8 @@ public struct Modal: Widget {
 
     /// The rectangle the modal occupies inside `area`.
     public func frame(in area: Rect) -> Rect {
-        let innerWidth = min(width, area.width - 2) - 2
+        // Measured at the width the text is drawn with: inside the border and its one-cell margins.
+        let innerWidth = min(width, area.width - 2) - 4
         let wanted = height > 0 ? height : Paragraph(lines: lines).layout(width: max(1, innerWidth)).count + 2
         return area.centered(width: min(width, area.width - 2), height: min(wanted, area.height - 2))
     }

@@ -13,7 +13,7 @@ struct AuditCommand: AsyncParsableCommand {
 struct AuditListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List the writes in the audit ledger, oldest first.")
 
-    @Option(name: .long, help: "Only writes for this customer (any ID shown with the write: transaction, original transaction or order ID).") var customer: String?
+    @Option(name: .long, help: "Only writes for this customer: the original transaction ID a write went to, or the order ID it was looked up by in the console.") var customer: String?
     @Option(name: .long, help: "Only writes made under this profile.") var profile: String?
     @Option(name: .long, help: "Only writes started at or after this date (2026-11-01, 7d, ...).") var since: String?
     @Flag(name: .long, help: "Only writes whose outcome is unknown.") var unresolved = false
@@ -24,24 +24,40 @@ struct AuditListCommand: AsyncParsableCommand {
             let ledger = try AuditLedgerFile.open()
             let start = try since.map { try DateArgument.require($0, "--since") }
             let (entries, unreadable) = ledger.read()
-            let writes = WriteRecord.fold(entries).filter { record in
+            let all = WriteRecord.fold(entries)
+            let subjects = customer.map { Self.subjects(matching: $0, in: all) }
+            let writes = all.filter { record in
                 if unresolved && record.isResolved { return false }
                 if let profile, record.account?.profile != profile { return false }
                 if let start, record.intent.time < start { return false }
-                if let customer {
-                    let words = (record.intent.subject ?? "") + " " + record.intent.path
-                    if !words.localizedCaseInsensitiveContains(customer.trimmingCharacters(in: .whitespaces)) { return false }
-                }
+                if let subjects, !subjects.contains(Self.target(record)) { return false }
                 return true
             }
             let printer = Printer(json: json)
             printer.emit(["ledger": ledger.path, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
-            if writes.isEmpty { printer.text("No writes\(unresolved ? " with an unknown outcome" : "") in \(ledger.path).") }
+            if writes.isEmpty {
+                let filtered = customer.map { " for \($0)" } ?? ""
+                printer.text("No writes\(unresolved ? " with an unknown outcome" : "")\(filtered) in \(ledger.path) (\(all.count) write\(all.count == 1 ? "" : "s") in all).")
+            }
             if !writes.isEmpty { printer.text(Self.render(writes, width: TerminalInfo.width)) }
             if unreadable > 0 {
                 FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.path) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
             }
         }
+    }
+
+    /// What a write is for: the last part of its path (the original transaction or transaction ID).
+    static func target(_ record: WriteRecord) -> String {
+        String(record.intent.path.split(separator: "/").last ?? "")
+    }
+
+    /// The IDs writes for `customer` were sent to: writes naming it (its order ID from a console
+    /// lookup, or the ID itself) and every other write sent to the same IDs.
+    static func subjects(matching customer: String, in records: [WriteRecord]) -> Set<String> {
+        let term = customer.trimmingCharacters(in: .whitespaces)
+        return Set(records.filter { record in
+            ((record.intent.subject ?? "") + " " + record.intent.path).localizedCaseInsensitiveContains(term)
+        }.map(target))
     }
 
     /// A table when it fits; otherwise one block per write, so nothing a user reads is cut.
@@ -61,7 +77,7 @@ struct AuditListCommand: AsyncParsableCommand {
         if rendered.split(separator: "\n").allSatisfy({ !$0.contains("…") }) { return rendered }
         return writes.map { record in
             let intent = record.intent
-            let account = intent.account.map { "\($0.profile) · \(AppStoreEnvironment($0.environment).label)" } ?? "unknown account"
+            let account = intent.account.map { "\($0.profile) · \(AppStoreEnvironment($0.environment).label) · \($0.baseURL)" } ?? "unknown account"
             return """
                 \(record.requestIdentifier)  \(record.stateLabel)
                   \(intent.write) for \(intent.subject ?? intent.path)

@@ -64,6 +64,13 @@ struct ServeDemoCommand: AsyncParsableCommand {
                 return path
             } ?? NSTemporaryDirectory() + "iapdesk-demo-\(ProcessInfo.processInfo.processIdentifier)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            // Each run writes its own root certificate there: a second server on the same folder
+            // would make the first one's signatures untrusted.
+            let lock = open(folder + "/.serve-demo.lock", O_RDWR | O_CREAT, 0o600)
+            guard lock >= 0, flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                throw CLIError("Another serve-demo is using \(folder).", hint: "Give this one its own --data-dir, or stop the other first.", status: .configuration)
+            }
+            defer { close(lock) }
             let keyPath = folder + "/SubscriptionKey_\(DemoServer.keyId).p8"
             let rootPath = folder + "/demo-root.der"
             // Reuse a key left by an earlier run, so clients configured against it keep working.

@@ -18,6 +18,10 @@ struct TransactionCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let located: Located<TransactionInfoResponse>
+            if fallback, session.client.fallbackEnvironment == nil {
+                // Said, not silently skipped: only Apple's Production (and the demo) has a Sandbox beside it.
+                FileHandle.standardError.write(Data("note: --fallback has no Sandbox to try with this profile (\(session.environmentLabel)\(session.profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n".utf8))
+            }
             if fallback {
                 located = try await session.client.withEnvironmentFallback { client throws(APIError) in
                     try await client.getTransactionInfo(transactionId: id)
