@@ -38,7 +38,7 @@ import Testing
         #expect(customer.subscriptions.value?.first?.transaction?.status == .verified)
         let screen = harness.screen(width: 120, height: 36)
         #expect(!screen.contains("NOT VERIFIED"), "\(screen)")
-        #expect(screen.uppercased().contains("SANDBOX"))
+        #expect(screen.contains("Customer › 2000000800000055 (Sandbox)"), "the breadcrumb names the customer's environment")
 
         try await extend(harness)
         try await harness.settle()

@@ -57,7 +57,9 @@ public enum ConsoleView {
     static func breadcrumbs(_ state: ConsoleState) -> [String] {
         var parts = [state.pane.title]
         if let customer = state.customer, state.pane != .notifications, state.pane != .inspector {
-            parts.append(customer.anchorId ?? customer.query)
+            // A customer found in the other environment says so where the eye goes first.
+            let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
+            parts.append((customer.anchorId ?? customer.query) + elsewhere)
         }
         if state.list(state.pane).detailOpen, let id = PaneRows.selectedID(state, state.pane) { parts.append(id) }
         return parts
