@@ -123,3 +123,28 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/, docs/fuzzing.md) exist only when IAPDESK_FUZZ=1: `swift build` and
+// `swift test` never see them. scripts/fuzz.sh builds them with -sanitize=fuzzer into .build-fuzz.
+if Context.environment["IAPDESK_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport"),
+    ]
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzJWSSplitter", ["AppStoreServerAPI"]),
+        ("FuzzSignedDataInspector", ["AppStoreServerAPI"]),
+        ("FuzzSignedDataVerifier", ["AppStoreServerAPI"]),
+        ("FuzzModels", ["AppStoreServerAPI"]),
+        ("FuzzAPIErrorBody", ["AppStoreServerAPI"]),
+        ("FuzzSigningKey", ["AppStoreServerAPI", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzConfigFile", ["Console", "AppStoreServerAPI", .product(name: "TOMLKit", package: "TOMLKit")]),
+        ("FuzzTheme", ["TerminalUI", .product(name: "TOMLKit", package: "TOMLKit")]),
+        ("FuzzKeyDecoder", ["TerminalUI"]),
+        ("FuzzTextInput", ["TerminalUI"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/Sources/\(target.name)"))
+    }
+}
