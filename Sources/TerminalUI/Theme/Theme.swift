@@ -99,7 +99,10 @@ public struct Theme: Sendable, Equatable {
         }
         guard let text = value.string?.lowercased() else { throw ThemeError("\(source): a colour is a name, 0-255 or #rrggbb") }
         if let color = named[text] { return color }
-        if text.hasPrefix("#"), text.count == 7, let rgb = UInt32(text.dropFirst(), radix: 16) {
+        // Exactly six hex digits: UInt32(_:radix:) alone would also take a sign ("#+fffff").
+        let digits = text.utf8.dropFirst()
+        if text.hasPrefix("#"), digits.count == 6, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+           let rgb = UInt32(text.dropFirst(), radix: 16) {
             return .rgb(UInt8(rgb >> 16 & 0xFF), UInt8(rgb >> 8 & 0xFF), UInt8(rgb & 0xFF))
         }
         throw ThemeError("\(source): \"\(text)\" is not a colour (use a name, 0-255 or #rrggbb)")
