@@ -33,7 +33,7 @@ fi
 dictionary() {
     case "$1" in
         FuzzModels|FuzzSignedDataInspector|FuzzAPIErrorBody) echo Fuzz/Dictionaries/json.dict ;;
-        FuzzConfigFile|FuzzTheme) echo Fuzz/Dictionaries/toml.dict ;;
+        FuzzTOMLDocument|FuzzConfigFile|FuzzTheme) echo Fuzz/Dictionaries/toml.dict ;;
         FuzzJWSSplitter|FuzzSignedDataVerifier|FuzzSigningKey) echo Fuzz/Dictionaries/unicode.dict ;;
     esac
 }

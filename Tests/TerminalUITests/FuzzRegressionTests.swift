@@ -22,4 +22,11 @@ import Testing
         }
         #expect(try Theme.parse("[roles]\ntext = { fg = \"#0A0b0C\" }", source: "t.toml")[.text].fg == .rgb(10, 11, 12))
     }
+
+    /// FuzzTheme: a theme with "[" on a line, or a time cut short, aborted the process inside toml++.
+    @Test func malformedThemeTextIsAnErrorNotACrash() {
+        for text in ["name = \"x\"\n[\u{FFFD}roles]", "n=1979-05-27T:\n[roles]"] {
+            #expect(throws: ThemeError.self) { try Theme.parse(text, source: "t.toml") }
+        }
+    }
 }

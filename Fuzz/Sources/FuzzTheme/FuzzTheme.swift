@@ -1,6 +1,5 @@
 import Foundation
 import FuzzSupport
-import TOMLKit
 @testable import TerminalUI
 
 /// A theme either fails with a message or holds only colours written as the documentation says
@@ -33,11 +32,11 @@ import TOMLKit
 
     /// Every colour the loader took is spelled as documented.
     static func checkColourSpelling(_ text: String) {
-        guard let roles = (try? TOMLTable(string: text))?["roles"]?.table else { return }
+        guard let roles = (try? TOMLDocument.parse(text))?["roles"]?.table else { return }
         for role in roles.keys {
             for side in ["fg", "bg"] {
                 guard let value = roles[role]?.table?[side] else { continue }
-                if let index = value.int { invariant((0...255).contains(index), "index \(index)"); continue }
+                if let index = value.integer { invariant((0...255).contains(index), "index \(index)"); continue }
                 let spelled = value.string?.lowercased() ?? ""
                 let hex = spelled.hasPrefix("#") && spelled.utf8.count == 7 && spelled.dropFirst().allSatisfy(\.isHexDigit)
                 invariant(Theme.named[spelled] != nil || hex, "accepted colour \(spelled.debugDescription) for roles.\(role).\(side)")

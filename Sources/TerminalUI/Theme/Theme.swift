@@ -1,5 +1,4 @@
 import Foundation
-import TOMLKit
 
 /// Semantic colour roles; widgets are given roles, never raw colours.
 public enum ThemeRole: String, CaseIterable, Sendable {
@@ -62,9 +61,9 @@ public struct Theme: Sendable, Equatable {
     public static func parse(_ text: String, source: String) throws -> Theme {
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ThemeError("\(source): line \(error.source.begin.line): \(error.description)")
+            table = try TOMLDocument.parse(text)
+        } catch {
+            throw ThemeError("\(source): \(error)")
         }
         let name = table["name"]?.string ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         guard let rolesTable = table["roles"]?.table else { throw ThemeError("\(source): no [roles] table") }
@@ -92,8 +91,8 @@ public struct Theme: Sendable, Equatable {
         "bright_cyan": .brightCyan, "bright_white": .brightWhite, "default": .default,
     ]
 
-    static func color(_ value: any TOMLValueConvertible, _ source: String) throws -> Color {
-        if let index = value.int {
+    static func color(_ value: TOMLValue, _ source: String) throws -> Color {
+        if let index = value.integer {
             guard (0...255).contains(index) else { throw ThemeError("\(source): colour index must be 0 to 255") }
             return .indexed(UInt8(index))
         }
