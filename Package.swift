@@ -17,7 +17,6 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -51,10 +50,7 @@ let package = Package(
         // Cell buffer, layout, widgets, themes, key events and backends: knows nothing of the App Store.
         .target(
             name: "TerminalUI",
-            dependencies: [
-                "CNCursesW",
-                .product(name: "TOMLKit", package: "TOMLKit"),
-            ]
+            dependencies: ["CNCursesW"]
         ),
         // The console's state machine, panes' view models, action registry, audit ledger, configuration.
         .target(
@@ -62,7 +58,6 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "TerminalUI",
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         // Command line, configuration and wiring.
@@ -123,3 +118,29 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Fuzz/, docs/fuzzing.md) exist only when IAPDESK_FUZZ=1: `swift build` and
+// `swift test` never see them. scripts/fuzz.sh builds them with -sanitize=fuzzer into .build-fuzz.
+if Context.environment["IAPDESK_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "CLibFuzzer", path: "Fuzz/Sources/CLibFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CLibFuzzer"], path: "Fuzz/Sources/FuzzSupport"),
+    ]
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzJWSSplitter", ["AppStoreServerAPI"]),
+        ("FuzzSignedDataInspector", ["AppStoreServerAPI"]),
+        ("FuzzSignedDataVerifier", ["AppStoreServerAPI"]),
+        ("FuzzModels", ["AppStoreServerAPI"]),
+        ("FuzzAPIErrorBody", ["AppStoreServerAPI"]),
+        ("FuzzSigningKey", ["AppStoreServerAPI", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzTOMLDocument", ["TerminalUI"]),
+        ("FuzzConfigFile", ["Console", "AppStoreServerAPI"]),
+        ("FuzzTheme", ["TerminalUI"]),
+        ("FuzzKeyDecoder", ["TerminalUI"]),
+        ("FuzzTextInput", ["TerminalUI"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: target.name, dependencies: ["FuzzSupport"] + target.dependencies, path: "Fuzz/Sources/\(target.name)"))
+    }
+}

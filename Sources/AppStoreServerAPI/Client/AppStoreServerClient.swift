@@ -208,7 +208,7 @@ public struct AppStoreServerClient: Sendable {
     /// Apple's Retry-After is a UNIX time in milliseconds; plain seconds-from-now are accepted too.
     static func parseRetryAfter(_ value: String) -> Date? {
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number >= 0 else { return nil }
-        if number > 100_000_000_000 { return Date(epochMilliseconds: number) }
+        if number > 100_000_000_000 { return Date(checkedEpochMilliseconds: number) }
         return Date().addingTimeInterval(number)
     }
 

@@ -8,10 +8,10 @@ public enum AppStoreJSON {
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
             let milliseconds = try container.decode(Double.self)
-            guard milliseconds.isFinite else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "date is not a finite number")
+            guard let date = Date(checkedEpochMilliseconds: milliseconds.rounded(.towardZero)) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "date is not a time within 10,000 years of 1970")
             }
-            return Date(epochMilliseconds: milliseconds.rounded(.towardZero))
+            return date
         }
         return decoder
     }
@@ -46,6 +46,17 @@ extension Date {
     public init(epochMilliseconds: Int64) {
         self.init(epochMilliseconds: Double(epochMilliseconds))
     }
+
+    /// Milliseconds read from outside, or nil when they are not a time within 10,000 years of 1970
+    /// (StoreKit's year-1 sentinel included): in that span every whole millisecond comes back unchanged
+    /// from `epochMilliseconds`, which a far larger value would overflow.
+    public init?(checkedEpochMilliseconds milliseconds: Double) {
+        guard milliseconds.isFinite, abs(milliseconds) <= Self.tenThousandYears else { return nil }
+        self.init(epochMilliseconds: milliseconds)
+    }
+
+    /// 10,000 Gregorian years of 365.2425 days, in milliseconds.
+    static let tenThousandYears: Double = 315_569_520_000_000
 
     /// Whole milliseconds since 1970, truncated toward zero; values that are whole
     /// milliseconds up to floating-point noise round to that millisecond.

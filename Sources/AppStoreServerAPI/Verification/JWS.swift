@@ -55,7 +55,8 @@ struct CompactJWS {
         guard let start = utf8.firstIndex(where: { !isSpace($0) }), let end = utf8.lastIndex(where: { !isSpace($0) }) else {
             return ""
         }
-        return String(text[start...end])
+        // Sliced as bytes: a String range would widen to whole grapheme clusters (U+0600 joins a following space).
+        return String(decoding: utf8[start...end], as: UTF8.self)
     }
 
     var signingInput: Substring {

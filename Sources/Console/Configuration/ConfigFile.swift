@@ -1,6 +1,6 @@
 import AppStoreServerAPI
 import Foundation
-import TOMLKit
+import TerminalUI
 
 /// `config.toml`: named profiles and which one is the default.
 ///
@@ -41,9 +41,7 @@ public struct ConfigFile: Sendable, Equatable {
         let source = path ?? "config"
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw .invalidFile(path: source, detail: "line \(error.source.begin.line): \(error.description)")
+            table = try TOMLDocument.parse(text)
         } catch {
             throw .invalidFile(path: source, detail: "\(error)")
         }
@@ -95,8 +93,8 @@ public struct ConfigFile: Sendable, Equatable {
         profile.keyFile = try string("key_file").map { expandHome($0, home: home) }
         profile.bundleId = try string("bundle_id")
         if let value = table["app_apple_id"] {
-            guard let number = value.int else { throw .invalidValue(source: where_("app_apple_id"), detail: "must be a whole number") }
-            profile.appAppleId = Int64(number)
+            guard let number = value.integer else { throw .invalidValue(source: where_("app_apple_id"), detail: "must be a whole number") }
+            profile.appAppleId = number
         }
         if let text = try string("environment") { profile.environment = try ProfileParsing.environment(text, source: where_("environment")) }
         if let text = try string("base_url") { profile.baseURL = try ProfileParsing.url(text, source: where_("base_url")) }

@@ -100,7 +100,8 @@ public struct KeyDecoder: Sendable {
                 openPaste = nil
                 return cursor + Self.pasteEnd.count
             }
-            if Self.isCutMarker(input, from: cursor, marker: Self.pasteEnd) {
+            // Inside a paste a lone ESC is no key press: it may be the end marker cut by the read.
+            if Self.isCutMarker(input, from: cursor, marker: Self.pasteEnd, shortest: 1) {
                 carried = Array(input[cursor...])
                 return input.count
             }
@@ -123,10 +124,11 @@ public struct KeyDecoder: Sendable {
         return true
     }
 
-    /// The rest of the input is a proper prefix of a marker longer than a lone ESC (which is a key).
-    static func isCutMarker(_ input: [RawKey], from start: Int, marker: [Unicode.Scalar] = pasteStart) -> Bool {
+    /// The rest of the input is a proper prefix of a marker at least `shortest` items long (outside a
+    /// paste a lone ESC is the Escape key, so by default it takes two).
+    static func isCutMarker(_ input: [RawKey], from start: Int, marker: [Unicode.Scalar] = pasteStart, shortest: Int = 2) -> Bool {
         let count = input.count - start
-        guard count >= 2, count < marker.count else { return false }
+        guard count >= shortest, count < marker.count else { return false }
         for offset in 0..<count {
             guard case .scalar(let s) = input[start + offset], s == marker[offset] else { return false }
         }

@@ -1,5 +1,4 @@
 import Foundation
-import TOMLKit
 
 /// Semantic colour roles; widgets are given roles, never raw colours.
 public enum ThemeRole: String, CaseIterable, Sendable {
@@ -62,9 +61,9 @@ public struct Theme: Sendable, Equatable {
     public static func parse(_ text: String, source: String) throws -> Theme {
         let table: TOMLTable
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ThemeError("\(source): line \(error.source.begin.line): \(error.description)")
+            table = try TOMLDocument.parse(text)
+        } catch {
+            throw ThemeError("\(source): \(error)")
         }
         let name = table["name"]?.string ?? URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         guard let rolesTable = table["roles"]?.table else { throw ThemeError("\(source): no [roles] table") }
@@ -92,14 +91,17 @@ public struct Theme: Sendable, Equatable {
         "bright_cyan": .brightCyan, "bright_white": .brightWhite, "default": .default,
     ]
 
-    static func color(_ value: any TOMLValueConvertible, _ source: String) throws -> Color {
-        if let index = value.int {
+    static func color(_ value: TOMLValue, _ source: String) throws -> Color {
+        if let index = value.integer {
             guard (0...255).contains(index) else { throw ThemeError("\(source): colour index must be 0 to 255") }
             return .indexed(UInt8(index))
         }
         guard let text = value.string?.lowercased() else { throw ThemeError("\(source): a colour is a name, 0-255 or #rrggbb") }
         if let color = named[text] { return color }
-        if text.hasPrefix("#"), text.count == 7, let rgb = UInt32(text.dropFirst(), radix: 16) {
+        // Exactly six hex digits: UInt32(_:radix:) alone would also take a sign ("#+fffff").
+        let digits = text.utf8.dropFirst()
+        if text.hasPrefix("#"), digits.count == 6, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+           let rgb = UInt32(text.dropFirst(), radix: 16) {
             return .rgb(UInt8(rgb >> 16 & 0xFF), UInt8(rgb >> 8 & 0xFF), UInt8(rgb & 0xFF))
         }
         throw ThemeError("\(source): \"\(text)\" is not a colour (use a name, 0-255 or #rrggbb)")

@@ -1,0 +1,43 @@
+@testable import AppStoreServerAPI
+import Foundation
+import Testing
+
+/// Inputs the fuzz targets found (Fuzz/, docs/fuzzing.md), each with what it broke.
+@Suite struct FuzzRegressionTests {
+    /// FuzzModels: a date past Int64 milliseconds decoded, then trapped when encoded.
+    @Test func aDateMoreThan10000YearsFrom1970IsADecodingError() throws {
+        do throws(JSONDecodeFailure) {
+            _ = try AppStoreJSON.decode(TransactionPayload.self, from: Data(#"{"signedDate":9814880000092233720}"#.utf8))
+            Issue.record("decoded a date in the year 311 million")
+        } catch {
+            #expect(error.path == "signedDate")
+        }
+        #expect(throws: JSONDecodeFailure.self) {
+            try AppStoreJSON.decode(TransactionPayload.self, from: Data(#"{"signedDate":315569520000001}"#.utf8))
+        }
+        let last = try AppStoreJSON.decode(TransactionPayload.self, from: Data(#"{"signedDate":315569519999999}"#.utf8))
+        #expect(last.signedDate?.epochMilliseconds == 315_569_519_999_999)
+        let first = try AppStoreJSON.decode(TransactionPayload.self, from: Data(#"{"signedDate":-315569520000000}"#.utf8))
+        #expect(try AppStoreJSON.decode(TransactionPayload.self, from: AppStoreJSON.encoder().encode(first)) == first)
+    }
+
+    /// FuzzAPIErrorBody: Retry-After "1e400" became a date at infinity.
+    @Test func aRetryAfterThatIsNoTimeIsIgnored() {
+        #expect(AppStoreServerClient.parseRetryAfter("1e400") == nil)
+        #expect(AppStoreServerClient.parseRetryAfter("inf") == nil)
+        let response = HTTPResponse(status: 429, headers: ["Retry-After": "1e400"], body: Data(#"{"errorCode":4290000}"#.utf8))
+        guard case .failure(.server(let failure)) = AppStoreServerClient.interpret(response, for: Endpoints.getTransactionInfo(transactionId: "1")) else {
+            Issue.record("a 429 is a server error")
+            return
+        }
+        #expect(failure.retryAfter == nil)
+        #expect(failure.code == .rateLimitExceeded)
+    }
+
+    /// FuzzJWSSplitter: trailing whitespace after U+0600 (which joins the character after it) was kept.
+    @Test func whitespaceIsTrimmedAfterAJoiningCharacter() throws {
+        let jws = try CompactJWS("a.b.c\u{600} \n")
+        #expect(jws.signatureSegment == "c\u{600}")
+        #expect(jws.text == "a.b.c\u{600}")
+    }
+}
