@@ -113,7 +113,7 @@ public struct ConfigFile: Sendable, Equatable {
         }
         profile.theme = try string("theme")
         if let value = table["timeout"] {
-            guard let seconds = value.double ?? value.int.map(Double.init) else {
+            guard let seconds = value.number else {
                 throw .invalidValue(source: where_("timeout"), detail: "must be a number of seconds, such as 60")
             }
             profile.timeout = try ProfileParsing.timeout(seconds, source: where_("timeout"))

@@ -11,6 +11,14 @@ public indirect enum TOMLValue: Sendable {
 
     public var string: String? { if case .string(let value) = self { value } else { nil } }
     public var integer: Int64? { if case .integer(let value) = self { value } else { nil } }
+    /// A number written either way: `60` or `2.5`.
+    public var number: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .float(let value): value
+        default: nil
+        }
+    }
     public var bool: Bool? { if case .boolean(let value) = self { value } else { nil } }
     public var array: [TOMLValue]? { if case .array(let value) = self { value } else { nil } }
     public var table: TOMLTable? { if case .table(let value) = self { value } else { nil } }
