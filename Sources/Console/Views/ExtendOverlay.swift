@@ -10,14 +10,21 @@ enum ExtendOverlay {
         func row(_ name: String, _ value: String, _ role: ThemeRole = .modal) {
             lines.append([.init(name.padding(toLength: 18, withPad: " ", startingAt: 0), theme[.muted]), .init(value, theme[role])])
         }
-        row("Customer", form.subject)
-        row("Subscription", form.productId)
         let newDate = form.currentRenewal.flatMap { date in form.dayCount.map { date.addingTimeInterval(Double($0) * 86_400) } }
-        row("Renews now", DisplayFormat.date(form.currentRenewal))
-        row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
-        let days = form.days.text.isEmpty ? "_" : form.days.text
-        row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
-        row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
+        if form.confirming {
+            // The confirmation below names the customer, the days and both dates: kept short so
+            // the warning and the keys fit a 24-line terminal.
+            row("Subscription", form.productId)
+            row("Reason", form.reason.label)
+        } else {
+            row("Customer", form.subject)
+            row("Subscription", form.productId)
+            row("Renews now", DisplayFormat.date(form.currentRenewal))
+            row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
+            let days = form.days.text.isEmpty ? "_" : form.days.text
+            row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
+            row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
+        }
         switch form.earlier {
         case .idle, .loading:
             row("Extensions", "\(Spinner.frame(state.tick)) counting earlier extensions in Apple's notification history…", .info)
