@@ -95,8 +95,10 @@ import Testing
     }
 
     @Test func badTimeoutsAreRefused() async throws {
+        // A wrong flag is a usage error, whether it is not a number or out of range.
         let zero = try await run(["lookup", "MK5TTTVWJH", "--demo", "--timeout", "0"])
-        #expect(zero.status == 3)
+        #expect(zero.status == 64)
+        #expect(try await run(["lookup", "MK5TTTVWJH", "--demo", "--timeout", "abc"]).status == 64)
         #expect(zero.stderr.contains("--timeout"))
         let word = try await run(["lookup", "MK5TTTVWJH", "--demo"], environment: ["IAPDESK_TIMEOUT": "soon"])
         #expect(word.status == 3)

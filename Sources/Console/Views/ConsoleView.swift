@@ -107,6 +107,17 @@ public enum ConsoleView {
     }
 
     static func footerHints(_ state: ConsoleState) -> [(key: String, label: String)] {
+        // A dialog takes the keys while it is open: the footer says its keys, not the pane's.
+        switch state.overlay {
+        case .extend?:
+            return state.extendForm?.confirming == true ? [("Enter/y", "Send"), ("Esc/n", "Back")] : [("Enter", "Review"), ("↑↓ digits", "Days"), ("←→", "Reason"), ("Esc", "Cancel")]
+        case .help?, .message?:
+            return [("Esc", "Close")]
+        case .unresolvedWrite?:
+            return [("s", "Re-send"), ("r", "Mark resolved"), ("l/Esc", "Later")]
+        case nil:
+            break
+        }
         var contexts: [ActionContext]
         switch state.focus {
         case .lookupInput, .inspectorInput, .commandLine, .filter:

@@ -46,6 +46,13 @@ struct GlobalOptions: ParsableArguments {
         valueName: "seconds"))
     var timeout: Double?
 
+    /// A wrong flag is a usage error (64), like any other flag.
+    func validate() throws {
+        if let timeout, !(timeout.isFinite && timeout > 0 && timeout <= 86_400) {
+            throw ValidationError("--timeout must be more than 0 and at most 86400 seconds, such as 60.")
+        }
+    }
+
     func overrides() throws -> ProfileOverrides {
         var overrides = ProfileOverrides()
         overrides.issuerId = issuerId
