@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import Crypto
 import Console
 import Foundation
 import TerminalUI
@@ -58,7 +59,7 @@ enum InspectorBench {
     static func state() -> ConsoleState {
         var state = ConsoleState(profileName: "bench", environment: .sandbox, isDemo: true, bundleId: "com.example", readOnly: false, themeName: "default")
         state.pane = .inspector
-        state.focus = .inspectorInput
+        state.focus = .paneInput
         return state
     }
 
@@ -90,7 +91,13 @@ enum InspectorBench {
     }
 
     /// Median milliseconds from a paste's verification starting to the frame showing its report.
-    static func measureVerify(_ input: Input, runs: Int = 15) async -> Double {
+    static func measureVerify(_ input: Input, runs: Int = 15) async throws -> Double {
+        // The Inspector's task runs with the console's services; only the verifier is used.
+        let client = try AppStoreServerClient(
+            credentials: Credentials(issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "BENCHKEY01", bundleId: "com.example",
+                                     signingKey: SigningKey(P256.Signing.PrivateKey())),
+            environment: .sandbox)
+        let services = ConsoleServices(client: client, verifier: input.verifier)
         let theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
         var timings: [Double] = []
         for _ in 0..<runs {
@@ -100,9 +107,9 @@ enum InspectorBench {
             terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
             let start = ContinuousClock.now
             for effect in effects {
-                guard case .inspect(let request, let text) = effect else { continue }
-                let report = await input.verifier.inspect(text)
-                _ = ConsoleReducer.reduce(&state, .inspected(request: request, report))
+                guard case .task(let task) = effect else { continue }
+                let report = await task.work(services) { _ in }
+                _ = ConsoleReducer.reduce(&state, .answer(request: task.request, report))
             }
             terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
             timings.append((ContinuousClock.now - start).seconds * 1000)
@@ -131,10 +138,10 @@ enum InspectorBench {
             print("inspector_paste_\(kilobytes)k: \(String(format: "%.2f", measurePaste(input))) ms")
             // A terminal without bracketed paste sends the text as typed keys.
             print("inspector_typed_\(kilobytes)k: \(String(format: "%.2f", measurePaste(input, bracketed: false, runs: 5))) ms")
-            print("inspector_verify_\(kilobytes)k: \(String(format: "%.2f", await measureVerify(input))) ms")
+            print("inspector_verify_\(kilobytes)k: \(String(format: "%.2f", try await measureVerify(input))) ms")
             let response = try statusResponse(bytes: kilobytes * 1024)
             try await requireVerified(response, parts: response.text.components(separatedBy: "signed").count - 1)
-            print("inspector_verify_response_\(kilobytes)k: \(String(format: "%.2f", await measureVerify(response))) ms")
+            print("inspector_verify_response_\(kilobytes)k: \(String(format: "%.2f", try await measureVerify(response))) ms")
         }
     }
 }

@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized) struct ExtensionWriteTests {
     func lookUp(_ harness: ConsoleHarness, _ id: String) async throws {
         // The lookup field has focus at start; later, i brings it back with its text selected.
-        if harness.state.focus != .lookupInput { harness.send(.character("i")) }
+        if harness.state.focus != .paneInput { harness.send(.character("i")) }
         harness.type(id)
         harness.send(.enter)
         try await harness.settle()

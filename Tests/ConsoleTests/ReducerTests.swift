@@ -30,7 +30,7 @@ import Testing
 
     @Test func customerLookupByOrderThenByTransaction() {
         var state = fresh()
-        #expect(state.focus == .lookupInput)
+        #expect(state.focus == .paneInput)
         _ = type(&state, "mk5tttvwjh")
         let effects = send(&state, [.enter])
         guard case .lookUpOrder(let request, let order)? = effects.first else { Issue.record("expected an order lookup, got \(effects)"); return }
@@ -74,7 +74,7 @@ import Testing
         next.shouldQuit = false
         next.focus = .content
         _ = send(&next, [.character("i")])
-        #expect(next.focus == .lookupInput)
+        #expect(next.focus == .paneInput)
         #expect(next.lookupInput.text.isEmpty)
         _ = send(&next, [.up])
         #expect(next.lookupInput.text == "MK5TTTVWJH")
@@ -110,7 +110,7 @@ import Testing
         state.commandInput = TextInputState(text: "t", maxLength: 256)
         _ = send(&state, [.tab])
         #expect(state.commandInput.text == "t")
-        #expect(state.toasts.last?.text == ":tx  :theme  :type  :txn  :to")
+        #expect(state.toasts.last?.text == ":theme  :to  :tx  :txn  :type")
         // Every verb listed is one execute knows.
         for verb in CommandLine.verbs {
             var probe = fresh()
@@ -205,7 +205,7 @@ import Testing
         _ = send(&typing, [.character(":")])
         #expect(typing.focus == .commandLine, "':' opens the command line even from the lookup field")
         _ = send(&typing, [.escape])
-        typing.focus = .lookupInput
+        typing.focus = .paneInput
         _ = send(&typing, [.character("q")])
         #expect(typing.lookupInput.text == "q", "q types into the lookup field")
         #expect(send(&typing, [.control("c")]) == [.quit])
@@ -341,7 +341,7 @@ import Testing
     @Test func clicksSwitchPanesAndSelectRows() {
         var state = fresh()
         _ = ConsoleReducer.reduce(&state, .screenSize(width: 120, height: 36))
-        let labels = Tabs.labels(Pane.allCases.map(\.title), width: 120)
+        let labels = Tabs.labels(Panes.all.map(\.title), width: 120)
         let subscriptionsX = labels.prefix(3).map { TextWidth.of($0) }.reduce(0, +) + 2
         _ = ConsoleReducer.reduce(&state, .key(.click(x: subscriptionsX, y: 1)))
         #expect(state.pane == .subscriptions)

@@ -21,7 +21,7 @@ import Testing
     }
 
     func lookUp(_ harness: ConsoleHarness, _ id: String) async throws {
-        if harness.state.focus != .lookupInput { harness.send(.character("i")) }
+        if harness.state.focus != .paneInput { harness.send(.character("i")) }
         harness.send(.control("u"))
         harness.type(id)
         harness.send(.enter)
@@ -111,7 +111,7 @@ import Testing
         let info = try await harness.server.makeClient().getTransactionInfo(transactionId: seeds.originalTransactionIds[0])
         harness.send(.escape)
         harness.send(.character("7"))
-        #expect(harness.state.focus == .inspectorInput)
+        #expect(harness.state.focus == .paneInput)
         check(harness, "inspector-empty")
         // A paste is verified at once, without Enter.
         harness.send(.paste(info.signedTransactionInfo ?? ""))
@@ -122,7 +122,7 @@ import Testing
         #expect(screen.contains("Verification: Verified"))
         #expect(screen.contains("transactionId"))
         harness.send(.character("7"))
-        #expect(harness.state.focus == .inspectorInput)
+        #expect(harness.state.focus == .paneInput)
         harness.send(.paste("garbage.not.jws"))
         try await harness.settle()
         #expect(harness.screen(width: 120, height: 36).contains("Not App Store signed data"))

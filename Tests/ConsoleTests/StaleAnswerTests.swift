@@ -15,7 +15,7 @@ import Testing
 
     func lookUp(_ harness: ConsoleHarness, _ id: String) {
         // The lookup field has focus at start; later, i brings it back with its text selected.
-        if harness.state.focus != .lookupInput { harness.send(.character("i")) }
+        if harness.state.focus != .paneInput { harness.send(.character("i")) }
         harness.type(id)
         harness.send(.enter)
     }

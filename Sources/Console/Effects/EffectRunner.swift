@@ -138,15 +138,10 @@ public final class EffectRunner: Sendable {
                     post(.testStatus(request: request, .failure(DisplayError(error))))
                 }
             }
-        case .inspect(let request, let text):
-            spawn(request) { services, post in
-                let report: InspectionReport
-                if let verifier = services.verifier {
-                    report = await verifier.inspect(text)
-                } else {
-                    report = InspectionReport(items: [], problem: services.verifierProblem ?? "No verifier is configured.")
-                }
-                post(.inspected(request: request, report))
+        case .task(let task):
+            spawn(task.request) { services, post in
+                let answer = await task.work(services) { partial in post(.answer(request: task.request, partial)) }
+                post(.answer(request: task.request, answer))
             }
         case .cancel(let request):
             tasks.withLock { $0.removeValue(forKey: request) }?.cancel()

@@ -22,6 +22,7 @@ public enum ConsoleReducer {
         case .finished(let request):
             state.inFlight[request] = nil
             state.progress[request] = nil
+            state.requestOwners[request] = nil
             return []
         case .notice(let text, let isError):
             toast(&state, text, isError: isError)
@@ -41,8 +42,7 @@ public enum ConsoleReducer {
                 state.environment = environment
                 state.customer = nil
                 state.lookupInput = TextInputState(maxLength: 64)
-                state.transactionsPane = .idle
-                state.notificationsPane = .idle
+                for pane in Panes.all { pane.reset(&state) }
                 state.lists = [:]
                 toast(&state, "Environment: \(environment.label)")
                 return paneOpened(&state)
@@ -50,8 +50,21 @@ public enum ConsoleReducer {
                 fail(&state, error)
                 return []
             }
+        case .extensionsCounted(let request, let result):
+            ExtendReducer.receiveCount(&state, request: request, result)
+            return []
+        case .extensionPrepared(let identifier):
+            ExtendReducer.prepared(&state, requestIdentifier: identifier)
+            return []
+        case .extended(let request, let result):
+            return WriteResultReducer.extended(&state, request: request, result)
+        case .writeResolved(let identifier, let result):
+            UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
+            return []
         default:
-            return CustomerReducer.receive(&state, action)
+            // An answer goes to the pane that asked, and to no other.
+            guard let request = action.request, let owner = state.requestOwners[request] else { return [] }
+            return Panes.description(owner).receive(&state, action)
         }
     }
 
@@ -63,68 +76,17 @@ public enum ConsoleReducer {
             return [.quit]
         }
         if key == .resize { return [] }
-        if let overlay = state.overlay {
-            switch overlay {
-            case .help:
-                if [.escape, .character("?"), .character("q"), .enter, .function(1)].contains(key) { state.overlay = nil }
-                return []
-            case .extend:
-                return ExtendReducer.handleKey(&state, key)
-            case .unresolvedWrite:
-                return UnresolvedWritesReducer.handleKey(&state, key)
-            case .message:
-                if [.escape, .character("!"), .character("q"), .enter].contains(key) { state.overlay = nil }
-                return []
-            }
-        }
+        if state.overlay != nil { return OverlayCommands.handle(&state, key) }
         switch state.focus {
         case .commandLine: return CommandLine.handleKey(&state, key)
         case .filter: return handleFilterKey(&state, key)
-        case .lookupInput: return handleLookupKey(&state, key)
-        case .inspectorInput: return InspectorReducer.handleKey(&state, key)
-        case .content: return handleContentKey(&state, key)
-        }
-    }
-
-    static func handleLookupKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
-        switch key {
-        case .enter:
-            return CustomerReducer.submit(&state, state.lookupInput.text)
-        case .escape:
-            if !state.inFlight.isEmpty { return cancelAll(&state) }
-            state.focus = .content
-            return []
-        case .tab, .backTab:
-            state.focus = .content
-            return switchPane(&state, by: key == .tab ? 1 : -1)
-        case .up:
-            guard !state.recentLookups.isEmpty else { return [] }
-            let index = min((state.recallIndex ?? -1) + 1, state.recentLookups.count - 1)
-            state.recallIndex = index
-            state.lookupInput = TextInputState(text: state.recentLookups[index], maxLength: 64)
-            return []
-        case .down:
-            guard let index = state.recallIndex else {
+        case .paneInput:
+            guard let input = state.current.input else {
                 state.focus = .content
-                return []
+                return handleContentKey(&state, key)
             }
-            state.recallIndex = index > 0 ? index - 1 : nil
-            state.lookupInput = TextInputState(text: state.recallIndex.map { state.recentLookups[$0] } ?? "", maxLength: 64)
-            return []
-        case .character(":"):
-            // IDs never contain ':' or '?', so these keep their meaning while the field has focus.
-            state.focus = .commandLine
-            state.commandInput = TextInputState(maxLength: 256)
-            return []
-        case .character("?"):
-            state.overlay = .help
-            return []
-        default:
-            if case .paste(let text) = key, text.count > state.lookupInput.maxLength {
-                toast(&state, "The paste was \(text.count) characters; the field keeps \(state.lookupInput.maxLength).", isError: true)
-            }
-            _ = state.lookupInput.handle(key)
-            return []
+            return input(&state, key)
+        case .content: return handleContentKey(&state, key)
         }
     }
 
@@ -147,96 +109,45 @@ public enum ConsoleReducer {
         return []
     }
 
-    static func handleContentKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
-        if state.pane == .inspector, case .paste = key {
-            // A new document pasted over a report replaces the old one.
-            state.focus = .inspectorInput
-            return InspectorReducer.handleKey(&state, key)
-        }
-        let detailOpen = state.list(state.pane).detailOpen
+    /// The contexts whose commands apply now, most specific first.
+    static func contexts(_ state: ConsoleState) -> [ActionContext] {
         var contexts: [ActionContext] = []
-        if detailOpen { contexts.append(.detail) }
-        if state.pane == .subscriptions { contexts.append(.subscriptions) }
-        if state.pane == .notifications { contexts.append(.notifications) }
-        contexts += [.list, .global]
-        guard let command = state.keymap.lookup(key, in: contexts) else { return [] }
-        switch command.id {
-        case .appQuit:
-            state.shouldQuit = true
-            return [.quit]
-        case .appHelp:
-            state.overlay = .help
-        case .appMessage:
-            showMessage(&state)
-        case .paneNext: return switchPane(&state, by: 1)
-        case .panePrevious: return switchPane(&state, by: -1)
-        case .paneJump:
-            if case .character(let c) = key, let number = Int(String(c)), let pane = Pane(rawValue: number - 1) {
-                state.pane = pane
-                return paneOpened(&state)
-            }
-        case .appLookup:
-            state.pane = .customer
-            state.focus = .lookupInput
-            // A new lookup starts empty; ↑ brings back recent IDs.
-            state.lookupInput = TextInputState(maxLength: 64)
-            state.recallIndex = nil
-        case .appCommand:
-            state.focus = .commandLine
-            state.commandInput = TextInputState(maxLength: 256)
-        case .appCancel:
-            if detailOpen {
-                state.lists[state.pane]?.detailOpen = false
-            } else if !state.inFlight.isEmpty {
-                return cancelAll(&state)
-            } else if state.filters[state.pane] != nil {
-                state.filters[state.pane] = nil
-            }
-            // Esc never enters a field: i and / do.
-        case .appRefresh: return refresh(&state)
-        case .listFilter:
-            state.focus = .filter
-            state.filterInput = TextInputState(text: state.filters[state.pane] ?? "", maxLength: 128)
-        default:
-            return ListNavigation.handle(&state, command, key: key)
+        if state.list(state.pane).detailOpen { contexts.append(.detail) }
+        for command in state.current.commands where !contexts.contains(command.context) { contexts.append(command.context) }
+        return contexts + [.list, .global]
+    }
+
+    static func handleContentKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        let command = state.keymap.lookup(key, in: contexts(state))
+        if let taken = state.current.intercept(&state, key, command) { return taken }
+        guard let command else { return [] }
+        return perform(&state, command, key)
+    }
+
+    /// Runs a command, or says why it cannot run now.
+    static func perform(_ state: inout ConsoleState, _ command: ConsoleCommand, _ key: Key) -> [ConsoleEffect] {
+        if let reason = command.unavailableReason(state) {
+            toast(&state, reason, isError: true)
+            return []
         }
-        return []
+        return command.perform?(&state, key) ?? []
     }
 
     static func switchPane(_ state: inout ConsoleState, by delta: Int) -> [ConsoleEffect] {
-        let count = Pane.allCases.count
-        state.pane = Pane(rawValue: (state.pane.rawValue + delta + count) % count)!
+        let count = Panes.all.count
+        state.pane = Panes.all[(Panes.index(of: state.pane) + delta + count) % count].pane
         return paneOpened(&state)
     }
 
-    /// Loads what a pane needs the first time it is shown.
+    /// Shows a pane, which loads what it needs the first time.
     static func paneOpened(_ state: inout ConsoleState) -> [ConsoleEffect] {
         // An error belongs to where it happened; the pane shows its own failures.
         state.lastError = nil
-        switch state.pane {
-        case .customer:
-            if state.customer == nil { state.focus = .lookupInput }
-        case .inspector:
-            state.focus = .inspectorInput
-        case .notifications:
-            state.focus = .content
-            if case .idle = state.notificationsPane { return NotificationsReducer.load(&state) }
-        default:
-            state.focus = .content
-        }
-        return []
+        return state.current.opened(&state)
     }
 
     static func refresh(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        switch state.pane {
-        case .notifications: return NotificationsReducer.load(&state)
-        case .transactions:
-            guard let anchor = state.customer?.anchorId else { return [] }
-            return TransactionsReducer.load(&state, anchor: anchor)
-        default:
-            guard let customer = state.customer else { return [] }
-            return CustomerReducer.submit(&state, customer.query)
-        }
+        state.current.refresh(&state)
     }
 
     /// Stops every read in flight. A write is never cut off: it may already be with Apple, and
@@ -247,9 +158,9 @@ public enum ConsoleReducer {
             state.inFlight[request] = nil
             state.progress[request] = nil
         }
-        CustomerReducer.markCancelled(&state)
+        for pane in Panes.all { pane.cancelled(&state) }
         var words: [String] = []
-        if !requests.isEmpty { words.append("Cancelled \(requests.count) request\(requests.count == 1 ? "" : "s").") }
+        if !requests.isEmpty { words.append("Cancelled \(DisplayFormat.count(requests.count, "request")).") }
         if !state.extensionsInFlight.isEmpty {
             words.append("An extension already sent cannot be stopped: its result will show here.")
         }
@@ -259,13 +170,14 @@ public enum ConsoleReducer {
 
     // MARK: Helpers
 
-    static func start(_ state: inout ConsoleState, _ description: String) -> Int {
+    /// Starts a request; its answers go to `owner` (nil: a write, whose answers have their own case).
+    static func start(_ state: inout ConsoleState, _ description: String, owner: Pane? = nil) -> Int {
         let request = state.nextRequest
         state.nextRequest += 1
         state.inFlight[request] = description
+        state.requestOwners[request] = owner
         return request
     }
-
     static func showMessage(_ state: inout ConsoleState) {
         if state.lastError == nil {
             toast(&state, "No error to show.")

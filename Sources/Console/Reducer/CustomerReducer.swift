@@ -45,17 +45,20 @@ enum CustomerReducer {
         state.lookupInput = TextInputState(text: query, maxLength: 64)
         state.focus = .content
         state.lastError = nil
-        state.transactionsPane = .idle
-        state.partialNote[.transactions] = nil
         state.extendForm = nil
         if state.overlay == .extend { state.overlay = nil }
-        resetLists(&state)
+        // Every pane showing the customer forgets the last one.
+        for pane in Panes.all where pane.showsCustomer {
+            pane.reset(&state)
+            state.lists[pane.pane] = ListState()
+            state.partialNote[pane.pane] = nil
+        }
         return effects
     }
 
-    /// Starts a request that belongs to the customer on screen.
-    static func start(_ state: inout ConsoleState, _ description: String) -> Int {
-        let request = ConsoleReducer.start(&state, description)
+    /// Starts a request that belongs to the customer on screen; its answers go to `owner`.
+    static func start(_ state: inout ConsoleState, _ description: String, owner: Pane? = .customer) -> Int {
+        let request = ConsoleReducer.start(&state, description, owner: owner)
         state.customer?.requests.insert(request)
         return request
     }
@@ -86,12 +89,8 @@ enum CustomerReducer {
         return open.map { .cancel(request: $0) }
     }
 
-    static func resetLists(_ state: inout ConsoleState) {
-        for pane in [Pane.customer, .orders, .refunds, .subscriptions, .transactions] { state.lists[pane] = ListState() }
-    }
-
     static func markCancelled(_ state: inout ConsoleState) {
-        let cancelled = DisplayError(summary: "Cancelled.", hint: "Press r to load again.")
+        let cancelled = PaneReducer.cancelled
         guard var customer = state.customer else { return }
         if customer.order.isLoading { customer.order = .failed(cancelled) }
         if customer.transaction.isLoading { customer.transaction = .failed(cancelled) }
@@ -101,13 +100,6 @@ enum CustomerReducer {
         if customer.notifications.isLoading { customer.notifications = .failed(cancelled) }
         if customer.appTransaction.isLoading { customer.appTransaction = .failed(cancelled) }
         state.customer = customer
-        if state.transactionsPane.isLoading { state.transactionsPane = .failed(cancelled) }
-        if state.notificationsPane.isLoading { state.notificationsPane = .failed(cancelled) }
-        // What a stopped paging fetched stays, marked incomplete.
-        for pane in state.partialNote.keys {
-            let count = pane == .transactions ? state.transactionsPane.value?.count ?? 0 : state.notificationsPane.value?.count ?? 0
-            state.partialNote[pane] = "stopped after \(count): incomplete, r loads all"
-        }
     }
 
     /// Applies an answer, unless its request was cancelled or replaced.
@@ -124,7 +116,6 @@ enum CustomerReducer {
                 state.customer?.order = .loaded(order)
                 if order.status == .valid, let first = order.transactions.first?.payload?.originalTransactionId {
                     state.customer?.environment = .production
-                    state.pane = state.pane == .customer ? .customer : state.pane
                     return loadCustomer(&state, anchor: first, includeTransaction: false)
                 }
             }
@@ -138,57 +129,25 @@ enum CustomerReducer {
             }
         case .subscriptions(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.customer?.subscriptions = loadable(result)
+            state.customer?.subscriptions = PaneReducer.loadable(result)
         case .refunds(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.customer?.refunds = loadable(result)
+            state.customer?.refunds = PaneReducer.loadable(result)
         case .history(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.customer?.history = loadable(result)
-            state.transactionsPane = loadable(result)
-            pagingEnded(&state, request, .transactions)
+            state.customer?.history = PaneReducer.loadable(result)
+            state.transactionsPane = PaneReducer.loadable(result)
+            PaneReducer.pagingEnded(&state, request, .transactions)
         case .historyPage(let request, let rows, let pages):
             guard isCurrent(state, request) else { return [] }
             state.transactionsPane = .loaded(rows)
-            pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
-        case .notificationsPage(let request, let rows, let pages):
-            guard state.inFlight[request] != nil else { return [] }
-            state.notificationsPane = .loaded(rows)
-            pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
+            PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
         case .customerNotifications(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.customer?.notifications = loadable(result)
+            state.customer?.notifications = PaneReducer.loadable(result)
         case .appTransaction(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.customer?.appTransaction = loadable(result)
-        case .paneHistory(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.transactionsPane = loadable(result)
-            // Rows shown while it loaded keep their selection; a new query starts at the top.
-            if state.partialNote[.transactions] == nil { state.lists[.transactions] = ListState() }
-            pagingEnded(&state, request, .transactions)
-        case .paneNotifications(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
-            state.notificationsPane = loadable(result)
-            pagingEnded(&state, request, .notifications)
-            var list = state.list(.notifications)
-            list.selected = min(list.selected, max(0, (result.value?.count ?? 1) - 1))
-            list.detailOpen = false
-            state.lists[.notifications] = list
-        case .extended, .testRequested, .testStatus:
-            return WriteResultReducer.receive(&state, action)
-        case .extensionsCounted(let request, let result):
-            ExtendReducer.receiveCount(&state, request: request, result)
-        case .extensionPrepared(let identifier):
-            ExtendReducer.prepared(&state, requestIdentifier: identifier)
-        case .writeResolved(let identifier, let result):
-            UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
-        case .inspected(let request, let report):
-            guard state.inFlight[request] != nil else { return [] }
-            state.inFlight[request] = nil
-            state.inspected = .loaded(InspectorResult(report))
-            state.lists[.inspector] = ListState()
-            state.lists[.inspector]?.detailOpen = true
+            state.customer?.appTransaction = PaneReducer.loadable(result)
         default:
             break
         }
@@ -196,37 +155,12 @@ enum CustomerReducer {
         return []
     }
 
-    static func pagingProgressed(_ state: inout ConsoleState, _ request: Int, _ pane: Pane, rows: Int, pages: Int, noun: String) {
-        state.progress[request] = "\(pages) page\(pages == 1 ? "" : "s"), \(rows) \(noun) so far"
-        state.partialNote[pane] = "first \(rows), loading more"
-    }
-
-    static func pagingEnded(_ state: inout ConsoleState, _ request: Int, _ pane: Pane) {
-        state.progress[request] = nil
-        state.partialNote[pane] = nil
-    }
-
-    static func loadable<T>(_ result: Result<T, DisplayError>) -> Loadable<T> {
-        switch result {
-        case .success(let value): return .loaded(value)
-        case .failure(let error): return .failed(error)
-        }
-    }
-
     static func failure(of action: ConsoleAction) -> DisplayError? {
         switch action {
-        case .subscriptions(_, .failure(let e)), .refunds(_, .failure(let e)), .history(_, .failure(let e)),
-             .paneHistory(_, .failure(let e)), .paneNotifications(_, .failure(let e)):
+        case .subscriptions(_, .failure(let e)), .refunds(_, .failure(let e)), .history(_, .failure(let e)):
             return e
         case .transaction(_, .failure(let e)): return e
         default: return nil
         }
-    }
-}
-
-extension Result {
-    var value: Success? {
-        if case .success(let value) = self { return value }
-        return nil
     }
 }

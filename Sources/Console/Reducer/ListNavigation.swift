@@ -2,9 +2,49 @@ import AppStoreServerAPI
 import Foundation
 import TerminalUI
 
+extension CommandID {
+    public static let listDown = CommandID("list.down")
+    public static let listUp = CommandID("list.up")
+    public static let listPageDown = CommandID("list.pageDown")
+    public static let listPageUp = CommandID("list.pageUp")
+    public static let listTop = CommandID("list.top")
+    public static let listBottom = CommandID("list.bottom")
+    public static let listOpen = CommandID("list.open")
+    public static let listFilter = CommandID("list.filter")
+    public static let listCopy = CommandID("list.copy")
+    public static let detailFold = CommandID("detail.fold")
+}
+
 /// Moving through lists and detail views, opening details, folding trees, copying IDs.
 enum ListNavigation {
     static let page = 10
+
+    static let commands: [ConsoleCommand] = [
+        list(.listDown, "Down", [.down, .character("j")]),
+        list(.listUp, "Up", [.up, .character("k")]),
+        list(.listPageDown, "Page down", [.pageDown, .scrollDown]),
+        list(.listPageUp, "Page up", [.pageUp, .scrollUp]),
+        list(.listTop, "First row", [.character("g"), .home]),
+        list(.listBottom, "Last row", [.character("G"), .end]),
+        ConsoleCommand(.listOpen, "Details", keys: [.enter], context: .list, inFooter: true,
+                       unavailable: { state in state.current.isList && PaneRows.count(state, state.pane) == 0 ? "No row to open." : nil }) { state, key in
+            handle(&state, .listOpen, key: key)
+        },
+        ConsoleCommand(.listFilter, "Filter rows", keys: [.character("/")], context: .list, inFooter: true,
+                       unavailable: { state in state.current.isList ? nil : "\(state.current.title) has no rows to filter." }) { state, _ in
+            state.focus = .filter
+            state.filterInput = TextInputState(text: state.filters[state.pane] ?? "", maxLength: 128)
+            return []
+        },
+        list(.listCopy, "Copy ID", [.character("y")], inFooter: true),
+        ConsoleCommand(.detailFold, "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, inFooter: true) { state, key in
+            handle(&state, .detailFold, key: key)
+        },
+    ]
+
+    private static func list(_ id: CommandID, _ title: String, _ keys: [Key], inFooter: Bool = false) -> ConsoleCommand {
+        ConsoleCommand(id, title, keys: keys, context: .list, inFooter: inFooter) { state, key in handle(&state, id, key: key) }
+    }
 
     /// Lines a scrolling command moves by.
     static func scroll(_ id: CommandID) -> Int? {
@@ -19,12 +59,12 @@ enum ListNavigation {
         }
     }
 
-    static func handle(_ state: inout ConsoleState, _ command: ConsoleCommand, key: Key) -> [ConsoleEffect] {
+    static func handle(_ state: inout ConsoleState, _ id: CommandID, key: Key) -> [ConsoleEffect] {
         var list = state.list(state.pane)
         let count = PaneRows.count(state, state.pane)
         if list.detailOpen {
             let lines = DetailContent.lineCount(state, state.pane)
-            switch command.id {
+            switch id {
             case .listDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + 1)
             case .listUp: list.detailSelected = max(0, list.detailSelected - 1)
             case .listPageDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + page)
@@ -45,16 +85,7 @@ enum ListNavigation {
             state.lists[state.pane] = list
             return []
         }
-        if state.pane == .customer, let delta = scroll(command.id) {
-            // The summary is text, not rows: the same keys scroll it.
-            let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
-            let visible = max(1, PaneLayout.inner(PaneLayout.rows(screen)[3]).height - 2)
-            let last = max(0, CustomerView.summaryLineCount(state) - visible)
-            list.offset = min(max(0, list.offset + delta), last)
-            state.lists[state.pane] = list
-            return []
-        }
-        switch command.id {
+        switch id {
         case .listDown: list.move(by: 1, count: count)
         case .listUp: list.move(by: -1, count: count)
         case .listPageDown: list.move(by: page, count: count)
@@ -62,28 +93,12 @@ enum ListNavigation {
         case .listTop: list.selected = 0
         case .listBottom: list.selected = max(0, count - 1)
         case .listOpen:
-            guard count > 0, state.pane != .customer, state.pane != .inspector else { break }
+            guard count > 0, state.current.isList else { break }
             list.detailOpen = true
             list.detailSelected = 0
         case .listCopy:
             state.lists[state.pane] = list
             return copy(&state)
-        case .subscriptionsExtend:
-            state.lists[state.pane] = list
-            return ExtendReducer.open(&state)
-        case .notificationsTest:
-            state.lists[state.pane] = list
-            return NotificationsReducer.requestTest(&state)
-        case .notificationsFailures:
-            state.notificationFilters.onlyFailures.toggle()
-            state.lists[state.pane] = list
-            return NotificationsReducer.load(&state)
-        case .notificationsRange:
-            let ranges: [TimeInterval] = [86_400, 7 * 86_400, 30 * 86_400, state.notificationRetention - 3600]
-            let next = ranges.first { $0 > state.notificationFilters.since + 1 } ?? ranges[0]
-            state.notificationFilters.since = min(next, state.notificationRetention - 3600)
-            state.lists[state.pane] = list
-            return NotificationsReducer.load(&state)
         default: break
         }
         // Keep the viewport where it is until the selection reaches its edge, as k9s and less do.

@@ -5,9 +5,9 @@ enum MouseReducer {
     static func click(_ state: inout ConsoleState, x: Int, y: Int) -> [ConsoleEffect] {
         guard state.overlay == nil else { return [] }
         if y == PaneLayout.tabRow {
-            guard let index = Tabs.index(at: x, titles: Pane.tabTitles(width: state.screenWidth), width: state.screenWidth),
-                  let pane = Pane(rawValue: index) else { return [] }
-            state.pane = pane
+            guard let index = Tabs.index(at: x, titles: Panes.tabTitles(width: state.screenWidth), width: state.screenWidth),
+                  Panes.all.indices.contains(index) else { return [] }
+            state.pane = Panes.all[index].pane
             return ConsoleReducer.paneOpened(&state)
         }
         var list = state.list(state.pane)

@@ -2,6 +2,16 @@ import AppStoreServerAPI
 import Foundation
 import TerminalUI
 
+extension ActionContext {
+    public static let unresolvedWrite = ActionContext("Unfinished write")
+}
+
+extension CommandID {
+    public static let writesResend = CommandID("writes.resend")
+    public static let writesResolve = CommandID("writes.resolve")
+    public static let writesLater = CommandID("writes.later")
+}
+
 /// Writes of earlier sessions with no known outcome: shown one at a time until the agent re-sends
 /// one, closes it after checking, or leaves it for later (it stays in the status line).
 enum UnresolvedWritesReducer {
@@ -23,30 +33,33 @@ enum UnresolvedWritesReducer {
         return effects
     }
 
-    static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
-        guard let write = state.unresolvedWrites.first else {
-            state.overlay = nil
-            return []
-        }
-        switch key {
-        case .character("s"):
-            guard let target = write.extend else { return [] }
+    static let commands: [ConsoleCommand] = [
+        ConsoleCommand(.writesResend, "Re-send with its request identifier", keys: [.character("s")], context: .unresolvedWrite, dangerous: true,
+                       inFooter: true, footerLabel: "Re-send",
+                       unavailable: { state in
+                           state.unresolvedWrites.first.map { $0.extend == nil } == true
+                               ? "Only extensions are re-sent here; run this write again from the command line (iapdesk audit --unresolved shows it)." : nil
+                       }) { state, _ in
+            guard let write = state.unresolvedWrites.first, let target = write.extend else { return [] }
             state.unresolvedWrites.removeFirst()
             close(&state)
             ConsoleReducer.toast(&state, "Re-sending the extension of \(target.subject) with its request identifier \(write.record.requestIdentifier).", lasting: 100)
             return ExtendReducer.send(&state, target, customerLookup: nil)
-        case .character("r"):
+        },
+        ConsoleCommand(.writesResolve, "Mark resolved after checking", keys: [.character("r")], context: .unresolvedWrite, inFooter: true,
+                       footerLabel: "Mark resolved") { state, _ in
+            guard let write = state.unresolvedWrites.first else { return [] }
             state.unresolvedWrites.removeFirst()
             close(&state)
             return [.resolveWrite(write, note: "closed in the console by the agent after checking")]
-        case .escape, .character("l"), .character("q"):
+        },
+        ConsoleCommand(.writesLater, "Decide later", keys: [.character("l"), .escape, .character("q")], context: .unresolvedWrite, inFooter: true,
+                       footerLabel: "Later") { state, _ in
             // Left for later: it stays counted in the status line and comes back with :writes.
             state.overlay = nil
             return []
-        default:
-            return []
-        }
-    }
+        },
+    ]
 
     static func reopen(_ state: inout ConsoleState) {
         if state.unresolvedWrites.isEmpty {

@@ -29,7 +29,8 @@ public enum ConsoleAction: Sendable {
     case writeResolved(requestIdentifier: String, Result<Void, DisplayError>)
     case testRequested(request: Int, Result<String, DisplayError>)
     case testStatus(request: Int, Result<CheckTestNotificationResponse, DisplayError>)
-    case inspected(request: Int, InspectionReport)
+    /// The answer of a `PaneTask`, for the pane that started it.
+    case answer(request: Int, any Sendable)
     case finished(request: Int)
     case themeChanged(Result<String, DisplayError>)
     case environmentChanged(Result<AppStoreEnvironment, DisplayError>)
@@ -51,13 +52,50 @@ public enum ConsoleEffect: Sendable, Equatable {
     case resolveWrite(UnresolvedWrite, note: String)
     case requestTestNotification(request: Int)
     case pollTestNotification(request: Int, token: String, delay: TimeInterval)
-    case inspect(request: Int, text: String)
+    /// Work a pane describes itself; its answer comes back as `.answer` to that pane.
+    case task(PaneTask)
     case cancel(request: Int)
     case copy(String)
     case saveRecentLookups([String])
     case setTheme(String)
     case switchEnvironment(AppStoreEnvironment)
     case quit
+}
+
+/// Work a pane hands to the effect runner: it runs with the console's services and its result
+/// is posted back as `.answer(request:, result)`; a pane adds one without touching the runner.
+public struct PaneTask: Sendable, Equatable, CustomStringConvertible {
+    public typealias Work = @Sendable (ConsoleServices, _ progress: @escaping @Sendable (any Sendable) -> Void) async -> any Sendable
+
+    public let request: Int
+    /// What it does, in words: tests and logs compare tasks by request and name.
+    public let name: String
+    public let work: Work
+
+    public init(request: Int, name: String, work: @escaping Work) {
+        self.request = request
+        self.name = name
+        self.work = work
+    }
+
+    public var description: String { "\(name) (request \(request))" }
+
+    public static func == (lhs: PaneTask, rhs: PaneTask) -> Bool { lhs.request == rhs.request && lhs.name == rhs.name }
+}
+
+extension ConsoleAction {
+    /// The request an answer belongs to; nil for input, time and notices.
+    var request: Int? {
+        switch self {
+        case .order(let request, _), .transaction(let request, _), .subscriptions(let request, _), .refunds(let request, _),
+             .history(let request, _), .historyPage(let request, _, _), .notificationsPage(let request, _, _),
+             .customerNotifications(let request, _), .appTransaction(let request, _), .paneHistory(let request, _),
+             .paneNotifications(let request, _), .testRequested(let request, _), .testStatus(let request, _), .answer(let request, _):
+            return request
+        default:
+            return nil
+        }
+    }
 }
 
 /// A notification history request as the pane builds it (dates are made absolute by the runner).

@@ -2,41 +2,6 @@ import AppStoreServerAPI
 import Foundation
 import TerminalUI
 
-/// The console's panes, in tab order (their number is the key that opens them).
-public enum Pane: Int, CaseIterable, Sendable {
-    case customer, orders, refunds, subscriptions, transactions, notifications, inspector
-
-    public var title: String {
-        switch self {
-        case .customer: return "Customer"
-        case .orders: return "Order"
-        case .refunds: return "Refunds"
-        case .subscriptions: return "Subscriptions"
-        case .transactions: return "Transactions"
-        case .notifications: return "Notifications"
-        case .inspector: return "Inspector"
-        }
-    }
-
-    /// The tab label when the full titles do not fit (80 columns).
-    public var shortTitle: String {
-        switch self {
-        case .subscriptions: return "Subs"
-        case .transactions: return "History"
-        case .notifications: return "Notifs"
-        case .inspector: return "Inspect"
-        default: return title
-        }
-    }
-
-    /// Tab labels for a screen `width` wide: full titles when they fit, else the short ones.
-    public static func tabTitles(width: Int) -> [String] {
-        let full = allCases.map(\.title)
-        let needed = full.map { TextWidth.of($0) + 4 }.reduce(0, +)
-        return needed <= width ? full : allCases.map(\.shortTitle)
-    }
-}
-
 /// Everything one looked-up customer is made of; each part loads on its own.
 public struct CustomerState: Sendable {
     public var query: String
@@ -166,7 +131,9 @@ public struct ToastMessage: Sendable, Equatable {
 
 /// Where keys go first.
 public enum Focus: Sendable, Equatable {
-    case lookupInput, content, commandLine, filter, inspectorInput
+    /// The input field of the pane on screen (the Customer pane's lookup, the Inspector's paste).
+    case paneInput
+    case content, commandLine, filter
 }
 
 /// The whole console as one value: the view draws it, the reducer changes it.
@@ -179,23 +146,20 @@ public struct ConsoleState: Sendable {
     public var themeName: String
 
     public var pane: Pane = .customer
-    public var focus: Focus = .lookupInput
+    public var focus: Focus = .paneInput
     public var overlay: Overlay?
+    /// The page of the help overlay, when it needs more than one.
+    public var helpPage = 0
     public var lookupInput = TextInputState(maxLength: 64)
     public var commandInput = TextInputState(maxLength: 256)
     public var filterInput = TextInputState(maxLength: 128)
     public var filters: [Pane: String] = [:]
-    public var inspectorInput = TextInputState(maxLength: 1 << 20)
 
     public var customer: CustomerState?
     public var lists: [Pane: ListState] = [:]
-    public var historyFilters = HistoryFilterState()
-    public var transactionsPane: Loadable<[VerifiedTransaction]> = .idle
-    public var notificationFilters = NotificationFilterState()
-    public var notificationsPane: Loadable<[NotificationRow]> = .idle
-    public var testNotification: TestNotificationState?
+    /// Each pane's own state (rows, filters, input), by model type.
+    public var models = PaneModels()
     public var extendForm: ExtendForm?
-    public var inspected: Loadable<InspectorResult> = .idle
     /// Earlier sessions' writes of this account with no known outcome, oldest first; the first is
     /// shown in the `.unresolvedWrite` overlay.
     public var unresolvedWrites: [UnresolvedWrite] = []
@@ -209,6 +173,8 @@ public struct ConsoleState: Sendable {
     /// Which recent ID the lookup field shows while ↑/↓ walk them.
     public var recallIndex: Int?
     public var inFlight: [Int: String] = [:]
+    /// The pane that started each request: its answers go to that pane alone.
+    public var requestOwners: [Int: Pane] = [:]
     /// "6 pages, 120 so far": the progress of a paging request, shown after its description.
     public var progress: [Int: String] = [:]
     /// A pane listing part of its rows: still loading, or stopped with Esc.

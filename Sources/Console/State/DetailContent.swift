@@ -2,35 +2,10 @@ import AppStoreServerAPI
 import Foundation
 import TerminalUI
 
-/// The detail view of a pane's selected row, as a foldable tree.
+/// The detail view of a pane's selected row, as a foldable tree: the trees of each kind of row.
 public enum DetailContent {
     public static func tree(_ state: ConsoleState, _ pane: Pane) -> TreeNode? {
-        let index = state.list(pane).selected
-        switch pane {
-        case .orders, .refunds, .transactions:
-            let rows = PaneRows.transactions(state, pane)
-            guard rows.indices.contains(index) else { return nil }
-            return transactionTree(rows[index])
-        case .subscriptions:
-            let rows = PaneRows.subscriptions(state)
-            guard rows.indices.contains(index) else { return nil }
-            let row = rows[index]
-            var children: [TreeNode] = [
-                TreeNode(label: "Status", value: row.status?.label ?? "-", path: "status"),
-                TreeNode(label: "Original transaction ID", value: row.originalTransactionId, path: "otid"),
-            ]
-            if let renewal = row.renewal { children.append(payloadTree("Renewal info", VerifiedPart(path: "", kind: "renewal info", renewal), path: "renewal")) }
-            if let transaction = row.transaction { children.append(payloadTree("Latest transaction", VerifiedPart(path: "", kind: "transaction", transaction), path: "transaction")) }
-            return TreeNode(label: "Subscription", children: children, path: "")
-        case .notifications:
-            let rows = PaneRows.notifications(state)
-            guard rows.indices.contains(index) else { return nil }
-            return notificationTree(rows[index], environment: state.environment)
-        case .inspector:
-            return state.inspected.value?.tree
-        case .customer:
-            return nil
-        }
+        Panes.description(pane).detail(state)
     }
 
     public static func lineCount(_ state: ConsoleState, _ pane: Pane) -> Int {
@@ -40,6 +15,16 @@ public enum DetailContent {
     public static func path(_ state: ConsoleState, _ pane: Pane, line: Int) -> String? {
         let lines = tree(state, pane)?.lines(folded: state.list(pane).folded) ?? []
         return lines.indices.contains(line) ? lines[line].node.path : nil
+    }
+
+    static func subscriptionTree(_ row: SubscriptionRow) -> TreeNode {
+        var children: [TreeNode] = [
+            TreeNode(label: "Status", value: row.status?.label ?? "-", path: "status"),
+            TreeNode(label: "Original transaction ID", value: row.originalTransactionId, path: "otid"),
+        ]
+        if let renewal = row.renewal { children.append(payloadTree("Renewal info", VerifiedPart(path: "", kind: "renewal info", renewal), path: "renewal")) }
+        if let transaction = row.transaction { children.append(payloadTree("Latest transaction", VerifiedPart(path: "", kind: "transaction", transaction), path: "transaction")) }
+        return TreeNode(label: "Subscription", children: children, path: "")
     }
 
     static func transactionTree(_ row: VerifiedTransaction) -> TreeNode {

@@ -18,12 +18,14 @@ public struct Keymap: Sendable {
     /// "list.down and list.up both use k in Lists": keys two commands of one context share.
     public var conflicts: [String] {
         var found: [String] = []
-        for context in ActionContext.allCases {
+        var contexts: [ActionContext] = []
+        for command in commands where !contexts.contains(command.context) { contexts.append(command.context) }
+        for context in contexts {
             let inContext = commands.filter { $0.context == context }
             for (index, command) in inContext.enumerated() {
                 for other in inContext[(index + 1)...] {
                     for key in command.keys where other.keys.contains(key) {
-                        found.append("\(command.id.rawValue) and \(other.id.rawValue) both use \(key.name) in \(context.rawValue)")
+                        found.append("\(command.id.rawValue) and \(other.id.rawValue) both use \(key.name) in \(context.name)")
                     }
                 }
             }
@@ -36,8 +38,8 @@ public struct Keymap: Sendable {
     public func rebinding(_ bindings: [String: [String]]) throws(KeymapError) -> Keymap {
         var result = self
         for (id, names) in bindings.sorted(by: { $0.key < $1.key }) {
-            guard let command = CommandID(rawValue: id) else {
-                throw KeymapError("[keys] has no command \"\(id)\"; commands: \(CommandID.allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let index = result.commands.firstIndex(where: { $0.id.rawValue == id }) else {
+                throw KeymapError("[keys] has no command \"\(id)\"; commands: \(commands.map(\.id.rawValue).joined(separator: ", "))")
             }
             guard !names.isEmpty else { throw KeymapError("[keys] \"\(id)\" needs at least one key") }
             var keys: [Key] = []
@@ -47,7 +49,7 @@ public struct Keymap: Sendable {
                 }
                 keys.append(key)
             }
-            if let index = result.commands.firstIndex(where: { $0.id == command }) { result.commands[index].keys = keys }
+            result.commands[index].keys = keys
         }
         if let conflict = result.conflicts.first { throw KeymapError("[keys]: \(conflict)") }
         return result

@@ -1,39 +1,12 @@
 import AppStoreServerAPI
 import Foundation
+import TerminalUI
 
-/// The rows each list pane shows, after its `/` filter: one definition for the view and the reducer.
+/// Row counting and filtering shared by the list panes; each pane says what its rows are.
 public enum PaneRows {
-    public static func transactions(_ state: ConsoleState, _ pane: Pane) -> [VerifiedTransaction] {
-        let rows: [VerifiedTransaction]
-        switch pane {
-        case .orders: rows = state.customer?.order.value?.transactions ?? []
-        case .refunds: rows = state.customer?.refunds.value ?? []
-        case .transactions: rows = state.transactionsPane.value ?? []
-        default: rows = []
-        }
-        return filtered(rows, state.filters[pane]) { searchText($0) }
-    }
-
-    public static func subscriptions(_ state: ConsoleState) -> [SubscriptionRow] {
-        filtered(state.customer?.subscriptions.value ?? [], state.filters[.subscriptions]) {
-            [$0.originalTransactionId, $0.transaction?.payload?.productId ?? "", $0.status?.label ?? "", $0.groupIdentifier].joined(separator: " ")
-        }
-    }
-
-    public static func notifications(_ state: ConsoleState) -> [NotificationRow] {
-        filtered(state.notificationsPane.value ?? [], state.filters[.notifications]) { row in
-            ([row.payload?.notificationType?.rawValue ?? "", row.payload?.subtype?.rawValue ?? "", row.payload?.notificationUUID ?? ""]
-                + row.attempts.compactMap { $0.sendAttemptResult?.rawValue }).joined(separator: " ")
-        }
-    }
-
+    /// Rows of `pane` after its `/` filter.
     public static func count(_ state: ConsoleState, _ pane: Pane) -> Int {
-        switch pane {
-        case .orders, .refunds, .transactions: return transactions(state, pane).count
-        case .subscriptions: return subscriptions(state).count
-        case .notifications: return notifications(state).count
-        default: return 0
-        }
+        Panes.description(pane).rowCount(state)
     }
 
     /// Rows of `pane` before its `/` filter.
@@ -45,20 +18,18 @@ public enum PaneRows {
 
     /// The ID `y` copies from the selected row.
     public static func selectedID(_ state: ConsoleState, _ pane: Pane) -> String? {
+        Panes.description(pane).selectedID(state)
+    }
+
+    /// The selected row of `rows`, if there is one.
+    static func selected<T>(_ rows: [T], _ state: ConsoleState, _ pane: Pane) -> T? {
         let index = state.list(pane).selected
-        switch pane {
-        case .orders, .refunds, .transactions:
-            let rows = transactions(state, pane)
-            return rows.indices.contains(index) ? rows[index].payload?.transactionId : nil
-        case .subscriptions:
-            let rows = subscriptions(state)
-            return rows.indices.contains(index) ? rows[index].originalTransactionId : nil
-        case .notifications:
-            let rows = notifications(state)
-            return rows.indices.contains(index) ? rows[index].payload?.notificationUUID : nil
-        case .customer: return state.customer?.anchorId ?? state.customer?.query
-        case .inspector: return nil
-        }
+        return rows.indices.contains(index) ? rows[index] : nil
+    }
+
+    /// Transactions after `pane`'s `/` filter.
+    static func transactions(_ rows: [VerifiedTransaction], _ state: ConsoleState, _ pane: Pane) -> [VerifiedTransaction] {
+        filtered(rows, state.filters[pane]) { searchText($0) }
     }
 
     static func searchText(_ row: VerifiedTransaction) -> String {

@@ -18,7 +18,7 @@ public enum ConsoleView {
         }
         let rows = PaneLayout.rows(area)
         topBar(state, theme, rows[0], &buffer)
-        Tabs(titles: Pane.tabTitles(width: rows[1].width), selected: state.pane.rawValue, style: theme[.muted], selectedStyle: theme[.selection])
+        Tabs(titles: Panes.tabTitles(width: rows[1].width), selected: Panes.index(of: state.pane), style: theme[.muted], selectedStyle: theme[.selection])
             .render(in: rows[1], buffer: &buffer)
         Breadcrumbs(parts: breadcrumbs(state), style: theme[.muted], lastStyle: theme[.accent]).render(in: rows[2].inset(horizontal: 1), buffer: &buffer)
         PaneViews.render(state, theme, rows[3], &buffer)
@@ -55,8 +55,8 @@ public enum ConsoleView {
     }
 
     static func breadcrumbs(_ state: ConsoleState) -> [String] {
-        var parts = [state.pane.title]
-        if let customer = state.customer, state.pane != .notifications, state.pane != .inspector {
+        var parts = [state.current.title]
+        if let customer = state.customer, state.current.showsCustomer {
             // A customer found in the other environment says so where the eye goes first.
             let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
             parts.append((customer.anchorId ?? customer.query) + elsewhere)
@@ -100,7 +100,7 @@ public enum ConsoleView {
             let stop = state.extensionsInFlight[request] == nil ? "Esc stops" : "waiting for Apple's answer"
             buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  \(stop)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
         } else if let filter = state.filters[state.pane] {
-            let noun = state.pane == .subscriptions ? "subscriptions" : state.pane == .notifications ? "notifications" : "transactions"
+            let noun = state.current.rowNoun ?? "rows"
             let shown = "\(PaneRows.count(state, state.pane)) of \(PaneRows.total(state, state.pane)) \(noun)"
             buffer.write(truncating: "Filter: \(filter) · \(shown)  (/ to change, Esc to clear)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.muted])
         }
@@ -108,40 +108,42 @@ public enum ConsoleView {
 
     static func footerHints(_ state: ConsoleState) -> [(key: String, label: String)] {
         // A dialog takes the keys while it is open: the footer says its keys, not the pane's.
-        switch state.overlay {
-        case .extend?:
-            return state.extendForm?.confirming == true ? [("Enter/y", "Send"), ("Esc/n", "Back")] : [("Enter", "Review"), ("↑↓ digits", "Days"), ("←→", "Reason"), ("Esc", "Cancel")]
-        case .help?, .message?:
-            return [("Esc", "Close")]
-        case .unresolvedWrite?:
-            return [("s", "Re-send"), ("r", "Mark resolved"), ("l/Esc", "Later")]
-        case nil:
-            break
-        }
-        var contexts: [ActionContext]
+        if let context = OverlayCommands.context(state) { return hints(state, [context]) }
         switch state.focus {
-        case .lookupInput, .inspectorInput, .commandLine, .filter:
-            contexts = [.input]
-            return contexts.flatMap { context in state.keymap.commands.filter { $0.context == context && $0.inFooter } }
-                .map { (ActionRegistry.keyNames($0), $0.title) } + [("Esc", "Leave field"), ("Tab", "Next pane")]
+        case .paneInput, .commandLine, .filter:
+            return hints(state, [.input]) + [("Esc", "Leave field"), ("Tab", "Next pane")]
         case .content:
-            contexts = []
-            if state.list(state.pane).detailOpen { contexts.append(.detail) }
-            if state.pane == .subscriptions { contexts.append(.subscriptions) }
-            if state.pane == .notifications { contexts.append(.notifications) }
-            if [.orders, .refunds, .subscriptions, .transactions, .notifications].contains(state.pane) { contexts.append(.list) }
-            contexts.append(.global)
+            var contexts = ConsoleReducer.contexts(state)
+            if !state.current.isList { contexts.removeAll { $0 == .list } }
+            var hints = hints(state, contexts) { command in
+                !(command.id == .listOpen && state.list(state.pane).detailOpen)
+            }
+            if state.list(state.pane).detailOpen { hints.insert(("Esc", "Back"), at: 0) }
+            return hints
         }
+    }
+
+    /// The footer commands of `contexts` that can be used now; neighbours with one footer word
+    /// share a hint ("Left/Right Reason").
+    static func hints(_ state: ConsoleState, _ contexts: [ActionContext], where shown: (ConsoleCommand) -> Bool = { _ in true }) -> [(key: String, label: String)] {
         var hints: [(key: String, label: String)] = []
+        var mergeable = false
         for context in contexts {
-            for command in state.keymap.commands where command.context == context && command.inFooter {
-                if command.dangerous && state.readOnly { continue }
-                if command.id == .listOpen && state.list(state.pane).detailOpen { continue }
-                if command.id == .appMessage && state.lastError == nil { continue }
-                hints.append((command.keys.first?.name ?? "", command.title))
+            for command in state.keymap.commands where command.context == context && command.inFooter && shown(command) {
+                if command.unavailableReason(state) != nil { continue }
+                let first = command.keys.first?.name ?? ""
+                let label = command.footerLabel ?? command.title
+                if let last = hints.last, last.label == label, mergeable {
+                    // Neighbours with one word share a hint, by their first keys: "←/→ Reason".
+                    hints[hints.count - 1].key = hints[hints.count - 1].key.split(separator: "/").first.map(String.init)! + "/" + first
+                } else {
+                    // A dialog's few commands can say a second key: "Enter/y Send".
+                    let second = command.footerLabel != nil && command.keys.count > 1 ? "/" + command.keys[1].name : ""
+                    hints.append((first + second, label))
+                }
+                mergeable = command.footerLabel != nil
             }
         }
-        if state.list(state.pane).detailOpen { hints.insert(("Esc", "Back"), at: 0) }
         return hints
     }
 }

@@ -8,7 +8,7 @@ enum CustomerView {
         let label = "Order or transaction ID: "
         let x = buffer.write(label, x: area.x, y: area.y, style: theme[.accent])
         TextInput(state: state.lookupInput, style: theme[.input], placeholder: "MK5TTTVWJH or 2000000123456789, then Enter",
-                  showCursor: state.focus == .lookupInput)
+                  showCursor: state.focus == .paneInput)
             .render(in: Rect(x: x, y: area.y, width: min(52, area.right - x), height: 1), buffer: &buffer)
         let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
         guard let customer = state.customer else {

@@ -2,38 +2,75 @@ import AppStoreServerAPI
 import Foundation
 import TerminalUI
 
+/// Every key and `:` command from the registry, in two columns when one does not fit, in pages
+/// when two do not. A dialog's own keys are in its footer, not here.
 enum HelpOverlay {
-    /// Every command from the registry; in two columns when one does not fit the screen.
-    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        var lines: [[Paragraph.Span]] = []
-        for context in ActionContext.allCases {
+    struct Entry {
+        var keys: String
+        var title: String
+        var isHeading = false
+        var disabled = false
+    }
+
+    static func entries(_ state: ConsoleState) -> [Entry] {
+        let dialogs = Set(OverlayCommands.all.map(\.context))
+        var entries: [Entry] = []
+        for context in ActionRegistry.contexts where !dialogs.contains(context) {
             let commands = state.keymap.commands.filter { $0.context == context }
             guard !commands.isEmpty else { continue }
-            lines.append([.init(context.rawValue, theme[.header])])
+            entries.append(Entry(keys: "", title: context.name, isHeading: true))
             for command in commands {
-                let keys = ActionRegistry.keyNames(command)
                 let disabled = command.dangerous && state.readOnly
-                lines.append([.init(" " + TextWidth.truncate(keys, to: 12).padding(toLength: 13, withPad: " ", startingAt: 0), theme[.footerKey]),
-                              .init(command.title + (disabled ? " (read-only)" : ""), disabled ? theme[.muted] : theme[.modal])])
+                entries.append(Entry(keys: command.keyNames, title: command.title + (disabled ? " (read-only)" : ""), disabled: disabled))
             }
         }
-        let footer: [[Paragraph.Span]] = [
-            [.init(":order ID  :tx ID  :env sandbox  :theme light  :since 24h  :quit", theme[.muted])],
-            [.init("Tab completes : commands. Esc or ? closes this help.", theme[.muted])],
-        ]
-        let box = area.centered(width: min(96, area.width - 2), height: area.height - 2)
-        buffer.fill(box, with: theme[.modal])
-        Block(title: "Keys", style: theme[.borderFocus], titleStyle: theme[.borderFocus].bold).render(in: box, buffer: &buffer)
+        entries.append(Entry(keys: "", title: "Command line (Tab completes)", isHeading: true))
+        entries += ActionRegistry.colonCommands.map { Entry(keys: $0.usage, title: $0.title) }
+        return entries
+    }
+
+    struct Frame {
+        var box: Rect
+        var body: Rect
+        var columns: Int
+        var perPage: Int { body.height * columns }
+    }
+
+    static func frame(_ state: ConsoleState, _ area: Rect) -> Frame {
+        let box = area.centered(width: min(110, area.width - 2), height: area.height - 2)
         let inner = Block.inner(box).inset(horizontal: 1)
-        let rows = max(1, inner.height - footer.count)
-        let columns = lines.count > rows && inner.width >= 60 ? 2 : 1
-        let perColumn = (lines.count + columns - 1) / columns
-        let parts = Layout.split(Rect(x: inner.x, y: inner.y, width: inner.width, height: rows), .horizontal,
-                                 Array(repeating: .fill(1), count: columns), spacing: 2)
+        let body = Rect(x: inner.x, y: inner.y, width: inner.width, height: max(1, inner.height - 1))
+        return Frame(box: box, body: body, columns: body.width >= 70 ? 2 : 1)
+    }
+
+    static func pageCount(_ state: ConsoleState) -> Int {
+        let frame = frame(state, Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight))
+        return max(1, (entries(state).count + frame.perPage - 1) / frame.perPage)
+    }
+
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let frame = frame(state, area)
+        let all = entries(state)
+        let pages = max(1, (all.count + frame.perPage - 1) / frame.perPage)
+        let page = min(state.helpPage, pages - 1)
+        buffer.fill(frame.box, with: theme[.modal])
+        let title = pages > 1 ? "Keys · page \(page + 1) of \(pages)" : "Keys"
+        Block(title: title, style: theme[.borderFocus], titleStyle: theme[.borderFocus].bold).render(in: frame.box, buffer: &buffer)
+        let shown = Array(all.dropFirst(page * frame.perPage).prefix(frame.perPage))
+        // A last page that fits one column gets the whole width, so titles are not cut.
+        let columns = shown.count > frame.body.height ? frame.columns : 1
+        let parts = Layout.split(frame.body, .horizontal, Array(repeating: .fill(1), count: columns), spacing: 2)
         for (index, part) in parts.enumerated() {
-            let slice = Array(lines.dropFirst(index * perColumn).prefix(perColumn))
-            Paragraph(lines: slice, wrap: false).render(in: part, buffer: &buffer)
+            let slice = shown.dropFirst(index * frame.body.height).prefix(frame.body.height)
+            let keyWidth = min(26, max(8, (slice.map { TextWidth.of($0.keys) }.max() ?? 0) + 1), part.width / 2)
+            let lines: [[Paragraph.Span]] = slice.map { entry in
+                if entry.isHeading { return [.init(entry.title, theme[.header])] }
+                return [.init(" " + TextWidth.truncate(entry.keys, to: keyWidth - 1).padding(toLength: keyWidth, withPad: " ", startingAt: 0), theme[.footerKey]),
+                        .init(entry.title, entry.disabled ? theme[.muted] : theme[.modal])]
+            }
+            Paragraph(lines: lines, wrap: false).render(in: part, buffer: &buffer)
         }
-        Paragraph(lines: footer, wrap: false).render(in: Rect(x: inner.x, y: inner.bottom - footer.count, width: inner.width, height: footer.count), buffer: &buffer)
+        let more = pages > 1 ? "PgDn/PgUp pages · " : ""
+        buffer.write(truncating: "\(more)Esc or ? closes this help.", x: frame.body.x, y: frame.body.bottom, width: frame.body.width, style: theme[.muted])
     }
 }

@@ -6,13 +6,17 @@ import TerminalUI
 enum InspectorView {
     static func input(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let x = buffer.write("Paste: ", x: area.x, y: area.y, style: theme[.accent])
-        TextInput(state: state.inspectorInput, style: theme[.input], placeholder: "a JWS or JSON holding signed data; verified at once", showCursor: state.focus == .inspectorInput)
+        TextInput(state: state.inspectorInput, style: theme[.input], placeholder: "a JWS or JSON holding signed data; verified at once", showCursor: state.focus == .paneInput)
             .render(in: Rect(x: x, y: area.y, width: area.right - x, height: 1), buffer: &buffer)
     }
 
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         input(state, theme, area, &buffer)
         let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
+        if state.inspected.value != nil {
+            PaneViews.detail(state, theme, body, &buffer)
+            return
+        }
         _ = PaneViews.placeholder(state.inspected, empty: "Paste an App Store JWS (notification, transaction, renewal info, app transaction), a webhook body {\"signedPayload\": ...} or an API response (subscription statuses, history...). Every signed string in it is verified and listed with its JSON path; each verdict names the checks made: chain and signature, bundle ID, app Apple ID, environment.",
                                   isEmpty: { _ in false }, state, theme, body, &buffer)
     }

@@ -13,12 +13,12 @@ enum NotificationsView {
         let count = state.notificationsPane.value?.count
         buffer.write(truncating: "\(count.map { "\($0) notifications · " } ?? "")\(filters.joined(separator: " · "))  (f failures, d range, :type, :txn, :since)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
-        let body = PaneLayout.table(state, in: area) ?? area
+        let body = Panes.description(.notifications).table(state, area) ?? area
         if let test = state.testNotification {
             testPanel(test, state, theme, Rect(x: area.x, y: area.bottom - 4, width: area.width, height: 4), &buffer)
         }
         if PaneViews.placeholder(state.notificationsPane, empty: "No notifications match. Widen the range with d or :since 30d.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
-        let rows = PaneRows.notifications(state)
+        let rows = NotificationsPane.rows(state)
         let list = state.list(.notifications)
         let wide = body.width >= 100
         var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),

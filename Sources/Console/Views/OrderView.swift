@@ -15,7 +15,7 @@ enum OrderView {
             let statusText = order.status == .valid ? "valid" : "not valid: no purchases under this order ID"
             buffer.write("Order \(order.orderId): \(statusText), \(order.transactions.count) transaction\(order.transactions.count == 1 ? "" : "s")",
                          x: area.x, y: area.y, style: order.status == .valid ? theme[.accent] : theme[.warning])
-            let rows = PaneRows.transactions(state, .orders)
+            let rows = OrderPane.rows(state)
             PaneViews.transactionTable(rows, list: state.list(.orders), theme, PaneLayout.belowHeading(area), &buffer)
             return
         }

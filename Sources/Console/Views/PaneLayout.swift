@@ -13,24 +13,10 @@ enum PaneLayout {
     /// The inside of the pane's box.
     static func inner(_ pane: Rect) -> Rect { Block.inner(pane).inset(horizontal: 1) }
 
-    /// Where a list pane draws its table (header row included) inside the pane's inner area.
-    static func table(_ state: ConsoleState, in inner: Rect) -> Rect? {
-        switch state.pane {
-        case .refunds: return inner
-        case .subscriptions: return Layout.split(inner, .vertical, [.fill(1), .length(min(9, max(0, inner.height - 4)))])[0]
-        case .orders, .transactions: return belowHeading(inner)
-        case .notifications:
-            var body = belowHeading(inner)
-            if state.testNotification != nil { body.height -= 5 }
-            return body
-        default: return nil
-        }
-    }
-
     /// The table of the current pane on the current screen.
     static func table(_ state: ConsoleState) -> Rect? {
         let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
-        return table(state, in: inner(rows(screen)[3]))
+        return state.current.table(state, inner(rows(screen)[3]))
     }
 
     /// The area under a one-line heading and a blank line.

@@ -7,27 +7,13 @@ enum PaneViews {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let box = area
         let focused = state.focus == .content || state.focus == .filter
-        let title = state.pane.title + (state.partialNote[state.pane].map { " · \($0)" } ?? "")
+        let title = state.current.title + (state.partialNote[state.pane].map { " · \($0)" } ?? "")
         Block(title: title, style: focused ? theme[.borderFocus] : theme[.border], titleStyle: theme[.title]).render(in: box, buffer: &buffer)
         let inner = PaneLayout.inner(box)
-        if state.list(state.pane).detailOpen || (state.pane == .inspector && state.inspected.value != nil) {
-            if state.pane == .inspector {
-                let parts = Layout.split(inner, .vertical, [.length(2), .fill(1)])
-                InspectorView.input(state, theme, parts[0], &buffer)
-                detail(state, theme, parts[1], &buffer)
-            } else {
-                detail(state, theme, inner, &buffer)
-            }
-            return
-        }
-        switch state.pane {
-        case .customer: CustomerView.render(state, theme, inner, &buffer)
-        case .orders: OrderView.render(state, theme, inner, &buffer)
-        case .refunds: RefundsView.render(state, theme, inner, &buffer)
-        case .subscriptions: SubscriptionsView.render(state, theme, inner, &buffer)
-        case .transactions: TransactionsView.render(state, theme, inner, &buffer)
-        case .notifications: NotificationsView.render(state, theme, inner, &buffer)
-        case .inspector: InspectorView.render(state, theme, inner, &buffer)
+        if state.current.isList && state.list(state.pane).detailOpen {
+            detail(state, theme, inner, &buffer)
+        } else {
+            state.current.render(state, theme, inner, &buffer)
         }
     }
 

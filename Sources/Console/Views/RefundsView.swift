@@ -10,7 +10,7 @@ enum RefundsView {
             return
         }
         if PaneViews.placeholder(customer.refunds, empty: "No refunds for this customer.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
-        let rows = PaneRows.transactions(state, .refunds)
+        let rows = RefundsPane.rows(state)
         let list = state.list(.refunds)
         Table(columns: [.init("REFUNDED", .length(17)), .init("PRODUCT", .fill(3), cut: .middle), .init("PRICE", .length(11), alignRight: true),
                         .init("REASON", .fill(2)), .init("TYPE", .length(16)), .init("SHARE", .length(6), alignRight: true), .init("✓", .length(2))],

@@ -10,9 +10,9 @@ enum SubscriptionsView {
             return
         }
         if PaneViews.placeholder(customer.subscriptions, empty: "This customer has no auto-renewable subscriptions.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
-        let rows = PaneRows.subscriptions(state)
+        let rows = SubscriptionsPane.rows(state)
         let list = state.list(.subscriptions)
-        let table = PaneLayout.table(state, in: area) ?? area
+        let table = Panes.description(.subscriptions).table(state, area) ?? area
         Table(columns: [.init("GROUP", .length(9)), .init("PRODUCT", .fill(3), cut: .middle), .init("STATUS", .length(21)), .init("RENEWS/ENDS", .length(11)),
                         .init("AUTO", .length(4)), .init("✓", .length(2))],
               rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],

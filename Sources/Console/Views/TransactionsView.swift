@@ -24,6 +24,6 @@ enum TransactionsView {
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = PaneLayout.belowHeading(area)
         if PaneViews.placeholder(state.transactionsPane, empty: "No transactions match.", isEmpty: { $0.isEmpty }, state, theme, body, &buffer) { return }
-        PaneViews.transactionTable(PaneRows.transactions(state, .transactions), list: state.list(.transactions), theme, body, &buffer)
+        PaneViews.transactionTable(TransactionsPane.rows(state), list: state.list(.transactions), theme, body, &buffer)
     }
 }

@@ -1,0 +1,83 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+extension Pane {
+    public static let customer = Pane("customer")
+}
+
+/// One field for any ID, then everything about the customer on one screen. Its lookup loads what
+/// the Order, Refunds, Subscriptions and Transactions panes show.
+enum CustomerPane {
+    static let description = PaneDescription(
+        pane: .customer, title: "Customer",
+        selectedID: { $0.customer?.anchorId ?? $0.customer?.query },
+        render: CustomerView.render,
+        opened: { state in
+            state.focus = state.customer == nil ? .paneInput : .content
+            return []
+        },
+        refresh: { state in
+            guard let customer = state.customer else { return [] }
+            return CustomerReducer.submit(&state, customer.query)
+        },
+        receive: CustomerReducer.receive,
+        cancelled: CustomerReducer.markCancelled,
+        input: handleLookupKey,
+        intercept: { state, _, command in
+            // The summary is text, not rows: the list keys scroll it.
+            guard let command, let delta = ListNavigation.scroll(command.id), !state.list(.customer).detailOpen else { return nil }
+            var list = state.list(.customer)
+            let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
+            let visible = max(1, PaneLayout.inner(PaneLayout.rows(screen)[3]).height - 2)
+            let last = max(0, CustomerView.summaryLineCount(state) - visible)
+            list.offset = min(max(0, list.offset + delta), last)
+            state.lists[.customer] = list
+            return []
+        }
+    )
+
+    static func handleLookupKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        if TextFields.command(state, key) == .inputRecall { return recall(&state, key) }
+        switch key {
+        case .escape:
+            if !state.inFlight.isEmpty { return ConsoleReducer.cancelAll(&state) }
+            state.focus = .content
+            return []
+        case .character(":"):
+            // IDs never contain ':' or '?', so these keep their meaning while the field has focus.
+            state.focus = .commandLine
+            state.commandInput = TextInputState(maxLength: 256)
+            return []
+        case .character("?"):
+            OverlayCommands.openHelp(&state)
+            return []
+        case .paste(let text) where text.count > state.lookupInput.maxLength:
+            ConsoleReducer.toast(&state, "The paste was \(text.count) characters; the field keeps \(state.lookupInput.maxLength).", isError: true)
+            _ = state.lookupInput.handle(key)
+            return []
+        default:
+            return TextFields.handle(&state, key, field: \.lookupInput) { state in CustomerReducer.submit(&state, state.lookupInput.text) }
+        }
+    }
+
+    /// ↑ walks back through recent IDs, ↓ forward (and out of the field past the newest).
+    static func recall(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        // The command's first key goes back in time, the others forward.
+        let keys = state.keymap.commands.first { $0.id == .inputRecall }?.keys ?? [.up, .down]
+        if key == keys.first {
+            guard !state.recentLookups.isEmpty else { return [] }
+            let index = min((state.recallIndex ?? -1) + 1, state.recentLookups.count - 1)
+            state.recallIndex = index
+            state.lookupInput = TextInputState(text: state.recentLookups[index], maxLength: 64)
+            return []
+        }
+        guard let index = state.recallIndex else {
+            state.focus = .content
+            return []
+        }
+        state.recallIndex = index > 0 ? index - 1 : nil
+        state.lookupInput = TextInputState(text: state.recallIndex.map { state.recentLookups[$0] } ?? "", maxLength: 64)
+        return []
+    }
+}

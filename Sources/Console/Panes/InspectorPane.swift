@@ -1,0 +1,88 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+extension Pane {
+    public static let inspector = Pane("inspector")
+}
+
+/// The Inspector's own state: what was pasted and the report on it.
+public struct InspectorModel: PaneModel {
+    public var input = TextInputState(maxLength: 1 << 20)
+    public var report: Loadable<InspectorResult> = .idle
+    public init() {}
+}
+
+extension ConsoleState {
+    public var inspectorInput: TextInputState {
+        get { models[InspectorModel.self].input }
+        set { models[InspectorModel.self].input = newValue }
+    }
+
+    public var inspected: Loadable<InspectorResult> {
+        get { models[InspectorModel.self].report }
+        set { models[InspectorModel.self].report = newValue }
+    }
+}
+
+/// Paste signed data, see every signed string in it verified. Built only on the pane registry:
+/// its work runs as a `PaneTask` and its answer comes back to it alone.
+enum InspectorPane {
+    static let description = PaneDescription(
+        pane: .inspector, title: "Inspector", shortTitle: "Inspect", showsCustomer: false,
+        detail: { $0.inspected.value?.tree },
+        render: InspectorView.render,
+        opened: { state in
+            state.focus = .paneInput
+            return []
+        },
+        receive: { state, action in
+            guard case .answer(let request, let report as InspectionReport) = action, state.inFlight[request] != nil else { return [] }
+            state.inFlight[request] = nil
+            state.inspected = .loaded(InspectorResult(report))
+            state.lists[.inspector] = ListState()
+            state.lists[.inspector]?.detailOpen = true
+            return []
+        },
+        cancelled: { state in
+            if state.inspected.isLoading { state.inspected = .failed(PaneReducer.cancelled) }
+        },
+        input: handleKey,
+        intercept: { state, key, _ in
+            // A new document pasted over a report replaces the old one.
+            guard case .paste = key else { return nil }
+            state.focus = .paneInput
+            return handleKey(&state, key)
+        }
+    )
+
+    static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        switch key {
+        case .paste(let text):
+            // A paste is a whole document: it replaces the field and is verified at once, so keys
+            // typed meanwhile reach the report, not the pasted text.
+            state.inspectorInput = TextInputState(maxLength: state.inspectorInput.maxLength)
+            _ = state.inspectorInput.handle(.paste(text))
+            return submit(&state)
+        default:
+            return TextFields.handle(&state, key, field: \.inspectorInput, submit: submit)
+        }
+    }
+
+    static func submit(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let text = state.inspectorInput.text
+        guard text.utf8.contains(where: { $0 != UInt8(ascii: " ") }) else {
+            ConsoleReducer.toast(&state, "Paste signed data first: a JWS, a webhook body or an API response.", isError: true)
+            return []
+        }
+        state.inspected = .loading
+        state.focus = .content
+        let request = ConsoleReducer.start(&state, "Verify signed data", owner: .inspector)
+        return [.task(PaneTask(request: request, name: "inspect \(text.utf8.count) bytes") { services, _ in
+            guard let verifier = services.verifier else {
+                return InspectionReport(items: [], problem: services.verifierProblem ?? "No verifier is configured.")
+            }
+            return await verifier.inspect(text)
+        })]
+    }
+}

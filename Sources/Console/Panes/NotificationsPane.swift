@@ -1,0 +1,228 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+extension Pane {
+    public static let notifications = Pane("notifications")
+}
+
+extension ActionContext {
+    public static let notifications = ActionContext("Notifications")
+}
+
+extension CommandID {
+    public static let notificationsTest = CommandID("notifications.test")
+    public static let notificationsFailures = CommandID("notifications.failures")
+    public static let notificationsRange = CommandID("notifications.range")
+}
+
+/// The Notifications pane's own state: Apple's history, its filters, and a test round trip.
+public struct NotificationsModel: PaneModel {
+    public var rows: Loadable<[NotificationRow]> = .idle
+    public var filters = NotificationFilterState()
+    public var test: TestNotificationState?
+    public init() {}
+}
+
+extension ConsoleState {
+    public var notificationsPane: Loadable<[NotificationRow]> {
+        get { models[NotificationsModel.self].rows }
+        set { models[NotificationsModel.self].rows = newValue }
+    }
+
+    public var notificationFilters: NotificationFilterState {
+        get { models[NotificationsModel.self].filters }
+        set { models[NotificationsModel.self].filters = newValue }
+    }
+
+    public var testNotification: TestNotificationState? {
+        get { models[NotificationsModel.self].test }
+        set { models[NotificationsModel.self].test = newValue }
+    }
+}
+
+/// Apple's notification history of the app with every send attempt, and test notifications.
+enum NotificationsPane {
+    static let description = PaneDescription(
+        pane: .notifications, title: "Notifications", shortTitle: "Notifs", rowNoun: "notifications", showsCustomer: false,
+        commands: commands, colonCommands: colonCommands,
+        rowCount: { rows($0).count },
+        selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },
+        detail: { state in PaneRows.selected(rows(state), state, .notifications).map { DetailContent.notificationTree($0, environment: state.environment) } },
+        table: { state, inner in
+            var body = PaneLayout.belowHeading(inner)
+            if state.testNotification != nil { body.height -= 5 }
+            return body
+        },
+        render: NotificationsView.render,
+        opened: { state in
+            state.focus = .content
+            if case .idle = state.notificationsPane { return load(&state) }
+            return []
+        },
+        refresh: load,
+        receive: receive,
+        cancelled: { state in
+            if state.notificationsPane.isLoading { state.notificationsPane = .failed(PaneReducer.cancelled) }
+            PaneReducer.markPartial(&state, .notifications, count: state.notificationsPane.value?.count ?? 0)
+        },
+        reset: { state in state.notificationsPane = .idle }
+    )
+
+    static func rows(_ state: ConsoleState) -> [NotificationRow] {
+        PaneRows.filtered(state.notificationsPane.value ?? [], state.filters[.notifications]) { row in
+            ([row.payload?.notificationType?.rawValue ?? "", row.payload?.subtype?.rawValue ?? "", row.payload?.notificationUUID ?? ""]
+                + row.attempts.compactMap { $0.sendAttemptResult?.rawValue }).joined(separator: " ")
+        }
+    }
+
+    static let commands: [ConsoleCommand] = [
+        ConsoleCommand(.notificationsTest, "Test notification", keys: [.character("t")], context: .notifications, inFooter: true,
+                       unavailable: { state in
+                           state.testNotification.map { !$0.finished } == true ? "A test notification is on its way; its result shows below." : nil
+                       },
+                       perform: { state, _ in requestTest(&state) }),
+        ConsoleCommand(.notificationsFailures, "Failures only", keys: [.character("f")], context: .notifications, inFooter: true) { state, _ in
+            state.notificationFilters.onlyFailures.toggle()
+            return load(&state)
+        },
+        ConsoleCommand(.notificationsRange, "Range 1d/7d/30d/max", keys: [.character("d")], context: .notifications, inFooter: true) { state, _ in
+            let ranges: [TimeInterval] = [86_400, 7 * 86_400, 30 * 86_400, state.notificationRetention - 3600]
+            let next = ranges.first { $0 > state.notificationFilters.since + 1 } ?? ranges[0]
+            state.notificationFilters.since = min(next, state.notificationRetention - 3600)
+            return load(&state)
+        },
+    ]
+
+    static func load(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        state.notificationsPane = .loading
+        state.partialNote[.notifications] = nil
+        let f = state.notificationFilters
+        let request = ConsoleReducer.start(&state, "Notification history", owner: .notifications)
+        let since = min(f.since, state.notificationRetention - 3600)
+        return [.loadNotifications(request: request, filters: NotificationRequestSpec(
+            since: since, type: f.type, subtype: f.subtype, transactionId: f.transactionId, onlyFailures: f.onlyFailures))]
+    }
+
+    static func requestTest(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        state.testNotification = TestNotificationState()
+        let request = ConsoleReducer.start(&state, "Request a Test Notification", owner: .notifications)
+        return [.requestTestNotification(request: request)]
+    }
+
+    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
+        switch action {
+        case .notificationsPage(let request, let rows, let pages):
+            guard state.inFlight[request] != nil else { return [] }
+            state.notificationsPane = .loaded(rows)
+            PaneReducer.pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
+        case .paneNotifications(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            state.notificationsPane = PaneReducer.loadable(result)
+            PaneReducer.pagingEnded(&state, request, .notifications)
+            var list = state.list(.notifications)
+            list.selected = min(list.selected, max(0, (result.value?.count ?? 1) - 1))
+            list.detailOpen = false
+            state.lists[.notifications] = list
+            if case .failure(let error) = result { state.lastError = error }
+        case .testRequested(let request, let result):
+            guard state.inFlight[request] != nil else { return [] }
+            switch result {
+            case .success(let token):
+                state.testNotification?.token = token
+                ConsoleReducer.toast(&state, "Test notification requested: \(token)")
+                return [.pollTestNotification(request: request, token: token, delay: 0.5)]
+            case .failure(let error):
+                state.inFlight[request] = nil
+                state.testNotification?.error = error
+                state.testNotification?.finished = true
+                ConsoleReducer.fail(&state, error)
+            }
+        case .testStatus(let request, let result):
+            guard state.inFlight[request] != nil, var test = state.testNotification, let token = test.token else { return [] }
+            test.polls += 1
+            switch result {
+            case .success(let status):
+                test.attempts = status.sendAttempts ?? []
+                test.finished = true
+                state.inFlight[request] = nil
+                let delivered = test.attempts.contains { $0.sendAttemptResult == .success }
+                ConsoleReducer.toast(&state, delivered ? "Test notification delivered." : "Test notification not delivered: \(test.attempts.last?.sendAttemptResult?.rawValue ?? "no result").", isError: !delivered)
+                state.testNotification = test
+                return load(&state)
+            case .failure(let error):
+                // Apple answers "not found" until the notification has been sent: keep asking.
+                if error.code == .testNotificationNotFound && test.polls < 60 {
+                    state.testNotification = test
+                    return [.pollTestNotification(request: request, token: token, delay: 1)]
+                }
+                test.error = error
+                test.finished = true
+                state.inFlight[request] = nil
+                ConsoleReducer.fail(&state, error)
+            }
+            state.testNotification = test
+        default: break
+        }
+        return []
+    }
+
+    // MARK: `:` filters, sent to Get Notification History
+
+    static let colonCommands: [ColonCommand] = [
+        ColonCommand(["since"], usage: ":since 24h", "Notifications of the last hours or days", example: "24h", perform: filter),
+        ColonCommand(["type"], usage: ":type DID_RENEW", "Notifications of one type", perform: filter),
+        ColonCommand(["subtype"], usage: ":subtype GRACE_PERIOD", "Notifications of one subtype of the chosen type", perform: filter),
+        ColonCommand(["txn"], usage: ":txn ID", "Notifications about one transaction", perform: filter),
+        ColonCommand(["failures"], usage: ":failures", "Only notifications with failed attempts (toggles)", perform: filter),
+        ColonCommand(["all"], usage: ":all", "Clear the notification filters", perform: filter),
+    ]
+
+    static func filter(_ state: inout ConsoleState, _ verb: String, _ argument: String) -> [ConsoleEffect] {
+        var f = state.notificationFilters
+        switch verb {
+        case "since":
+            guard let seconds = CommandLine.duration(argument) else {
+                ConsoleReducer.fail(&state, DisplayError(summary: ":since takes a span such as 24h, 7d or 30d."))
+                return []
+            }
+            if seconds > state.notificationRetention {
+                ConsoleReducer.toast(&state, "\(state.environment.label) keeps \(Int(state.notificationRetention / 86_400)) days of history; showing that.")
+            }
+            f.since = min(seconds, state.notificationRetention - 3600)
+        case "type":
+            let type = NotificationType(argument.uppercased())
+            guard argument.isEmpty || type.isKnown else {
+                ConsoleReducer.fail(&state, DisplayError(summary: "\(argument) is not a notification type.", hint: "Such as DID_RENEW, EXPIRED, REFUND, TEST."))
+                return []
+            }
+            f.type = argument.isEmpty ? nil : type
+            f.subtype = nil
+            f.transactionId = nil
+        case "subtype":
+            let subtype = NotificationSubtype(argument.uppercased())
+            guard let type = f.type else {
+                ConsoleReducer.fail(&state, DisplayError(summary: "Choose a :type first, then one of its subtypes."))
+                return []
+            }
+            guard argument.isEmpty || type.allowedSubtypes.subtypes.contains(subtype) else {
+                let allowed = type.allowedSubtypes.subtypes.map(\.rawValue)
+                ConsoleReducer.fail(&state, DisplayError(
+                    summary: "\(argument) is not a subtype of \(type.rawValue).",
+                    hint: allowed.isEmpty ? "\(type.rawValue) has no subtypes." : "Its subtypes: \(allowed.joined(separator: ", "))."))
+                return []
+            }
+            f.subtype = argument.isEmpty ? nil : subtype
+        case "txn":
+            f.transactionId = argument.isEmpty ? nil : argument
+            f.type = nil
+            f.subtype = nil
+        case "failures": f.onlyFailures.toggle()
+        default: f = NotificationFilterState()
+        }
+        state.notificationFilters = f
+        state.pane = .notifications
+        state.focus = .content
+        return load(&state)
+    }
+}

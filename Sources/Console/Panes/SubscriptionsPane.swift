@@ -1,0 +1,38 @@
+import AppStoreServerAPI
+import TerminalUI
+
+extension Pane {
+    public static let subscriptions = Pane("subscriptions")
+}
+
+extension ActionContext {
+    public static let subscriptions = ActionContext("Subscriptions")
+}
+
+extension CommandID {
+    public static let subscriptionsExtend = CommandID("subscriptions.extend")
+}
+
+/// The customer's subscriptions, one row a chain, with renewal info; `e` extends the selected one.
+enum SubscriptionsPane {
+    static let description = PaneDescription(
+        pane: .subscriptions, title: "Subscriptions", shortTitle: "Subs", rowNoun: "subscriptions",
+        commands: [
+            ConsoleCommand(.subscriptionsExtend, "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true,
+                           unavailable: { state in PaneRows.selected(rows(state), state, .subscriptions) == nil ? "Select a subscription first." : nil },
+                           perform: { state, _ in ExtendReducer.open(&state) }),
+        ],
+        rowCount: { rows($0).count },
+        selectedID: { PaneRows.selected(rows($0), $0, .subscriptions)?.originalTransactionId },
+        detail: { PaneRows.selected(rows($0), $0, .subscriptions).map(DetailContent.subscriptionTree) },
+        table: { _, inner in Layout.split(inner, .vertical, [.fill(1), .length(min(9, max(0, inner.height - 4)))])[0] },
+        render: SubscriptionsView.render,
+        refresh: CustomerPane.description.refresh
+    )
+
+    static func rows(_ state: ConsoleState) -> [SubscriptionRow] {
+        PaneRows.filtered(state.customer?.subscriptions.value ?? [], state.filters[.subscriptions]) {
+            [$0.originalTransactionId, $0.transaction?.payload?.productId ?? "", $0.status?.label ?? "", $0.groupIdentifier].joined(separator: " ")
+        }
+    }
+}

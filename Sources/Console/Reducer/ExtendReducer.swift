@@ -1,0 +1,170 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+extension ActionContext {
+    public static let extendForm = ActionContext("Renewal extension form")
+    public static let extendConfirm = ActionContext("Renewal extension confirmation")
+}
+
+extension CommandID {
+    public static let extendReview = CommandID("extend.review")
+    public static let extendCancel = CommandID("extend.cancel")
+    public static let extendLonger = CommandID("extend.longer")
+    public static let extendShorter = CommandID("extend.shorter")
+    public static let extendPreviousReason = CommandID("extend.previousReason")
+    public static let extendNextReason = CommandID("extend.nextReason")
+    public static let extendSend = CommandID("extend.send")
+    public static let extendBack = CommandID("extend.back")
+}
+
+/// The renewal extension: the form, the confirmation showing the exact request, then the write.
+enum ExtendReducer {
+    static func open(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard !state.readOnly else {
+            ConsoleReducer.toast(&state, "Read-only profile: renewal extensions are disabled.", isError: true)
+            return []
+        }
+        let rows = SubscriptionsPane.rows(state)
+        let index = state.list(.subscriptions).selected
+        guard let customer = state.customer, rows.indices.contains(index) else {
+            ConsoleReducer.toast(&state, "Select a subscription first.", isError: true)
+            return []
+        }
+        let row = rows[index]
+        if let refusal = SubscriptionOffer.extensionRefusal(row) {
+            ConsoleReducer.fail(&state, DisplayError(summary: "Not extendable: \(refusal)"))
+            return []
+        }
+        let request = CustomerReducer.start(&state, "Count extensions of \(row.originalTransactionId)")
+        state.extendForm = ExtendForm(
+            originalTransactionId: row.originalTransactionId, productId: row.transaction?.payload?.productId ?? "-",
+            currentRenewal: row.renewal?.payload?.renewalDate ?? row.transaction?.payload?.expiresDate,
+            days: TextInputState(text: "7", maxLength: 2, selected: true), earlier: .loading,
+            requestIdentifier: "", customerLookup: customer.lookup, environment: customer.environment,
+            subject: customer.subject(originalTransactionId: row.originalTransactionId), countRequest: request)
+        state.overlay = .extend
+        return [.countExtensions(request: request, originalTransactionId: row.originalTransactionId, environment: customer.environment)]
+    }
+
+    static func receiveCount(_ state: inout ConsoleState, request: Int, _ result: Result<ExtensionCount, DisplayError>) {
+        guard CustomerReducer.isCurrent(state, request), state.extendForm?.countRequest == request else { return }
+        state.inFlight[request] = nil
+        state.extendForm?.earlier = PaneReducer.loadable(result)
+        if let count = result.value, count.total >= 2 {
+            state.extendForm?.error = "Apple allows two extensions of a subscription in 365 days; this one would be refused (4030005)."
+        }
+    }
+
+    static let commands: [ConsoleCommand] = [
+        ConsoleCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review") { state, _ in
+            edit(&state) { form in review(&form) }
+        },
+        ConsoleCommand(.extendCancel, "Cancel", keys: [.escape], context: .extendForm, inFooter: true) { state, _ in cancel(&state) },
+        ConsoleCommand(.extendLonger, "One day more", keys: [.up], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
+            edit(&state) { form in form.days = TextInputState(text: String(min(90, (form.dayCount ?? 0) + 1)), maxLength: 2); return [] }
+        },
+        ConsoleCommand(.extendShorter, "One day fewer", keys: [.down], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
+            edit(&state) { form in form.days = TextInputState(text: String(max(1, (form.dayCount ?? 2) - 1)), maxLength: 2); return [] }
+        },
+        ConsoleCommand(.extendPreviousReason, "Previous reason", keys: [.left, .character("[")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
+            edit(&state) { form in form.reason = cycled(form.reason, by: -1); return [] }
+        },
+        ConsoleCommand(.extendNextReason, "Next reason", keys: [.right, .character("]")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
+            edit(&state) { form in form.reason = cycled(form.reason, by: 1); return [] }
+        },
+        ConsoleCommand(.extendSend, "Send the extension", keys: [.enter, .character("y")], context: .extendConfirm, dangerous: true, inFooter: true,
+                       footerLabel: "Send") { state, _ in send(&state) },
+        ConsoleCommand(.extendBack, "Back to the form", keys: [.escape, .character("n")], context: .extendConfirm, inFooter: true, footerLabel: "Back") { state, _ in
+            edit(&state) { form in form.confirming = false; return [] }
+        },
+    ]
+
+    /// Keys no command takes: digits and editing keys type into the days field.
+    static func type(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        edit(&state) { form in
+            guard !form.confirming else { return [] }
+            switch key {
+            case .character(let c) where c.isASCII && c.isNumber:
+                _ = form.days.handle(key)
+                form.error = form.dayCount == nil ? "Days must be a number from 1 to 90." : nil
+            case .backspace, .delete, .paste:
+                _ = form.days.handle(key)
+                form.error = form.dayCount == nil && !form.days.text.isEmpty ? "Days must be a number from 1 to 90." : nil
+            default: break
+            }
+            return []
+        }
+    }
+
+    private static func edit(_ state: inout ConsoleState, _ change: (inout ExtendForm) -> [ConsoleEffect]) -> [ConsoleEffect] {
+        guard var form = state.extendForm else {
+            state.overlay = nil
+            return []
+        }
+        let effects = change(&form)
+        state.extendForm = form
+        return effects
+    }
+
+    private static func cycled(_ reason: ExtendReasonCode, by delta: Int) -> ExtendReasonCode {
+        let reasons = ExtendReasonCode.knownValues
+        let index = reasons.firstIndex(of: reason) ?? 0
+        return reasons[(index + delta + reasons.count) % reasons.count]
+    }
+
+    private static func review(_ form: inout ExtendForm) -> [ConsoleEffect] {
+        if let count = form.earlier.value, count.total >= 2 {
+            form.error = "Refused here: \(count.summary). Apple allows two in 365 days."
+            return []
+        }
+        guard form.dayCount != nil else {
+            form.error = "Days must be a number from 1 to 90."
+            return []
+        }
+        form.error = nil
+        // The identifier is made by the runner's clock-and-UUID source, never here.
+        return [.prepareExtension]
+    }
+
+    private static func cancel(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        state.overlay = nil
+        if let count = state.extendForm?.countRequest, state.inFlight[count] != nil {
+            state.inFlight[count] = nil
+            return [.cancel(request: count)]
+        }
+        return []
+    }
+
+    /// The confirmed request goes out, only while the customer it was made for is on screen.
+    private static func send(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard var form = state.extendForm, let body = form.request else { return [] }
+        guard state.customer?.lookup == form.customerLookup else {
+            form.confirming = false
+            form.error = "Not sent: the customer on screen changed. Close this form and open it again."
+            state.extendForm = form
+            return []
+        }
+        state.overlay = nil
+        let target = ExtendTarget(originalTransactionId: form.originalTransactionId, body: body, environment: form.environment, subject: form.subject)
+        return send(&state, target, customerLookup: form.customerLookup)
+    }
+
+    /// Sends an extension and remembers what it was for, to report its result in words.
+    static func send(_ state: inout ConsoleState, _ target: ExtendTarget, customerLookup: Int?) -> [ConsoleEffect] {
+        let request = customerLookup == nil
+            ? ConsoleReducer.start(&state, "Re-send extension \(target.body.requestIdentifier ?? "")")
+            : CustomerReducer.start(&state, "Extend \(target.originalTransactionId)")
+        state.extensionsInFlight[request] = SentExtension(target: target, customerLookup: customerLookup)
+        return [.extend(request: request, target)]
+    }
+
+    /// The confirmation opens once the request has its identifier.
+    static func prepared(_ state: inout ConsoleState, requestIdentifier: String) {
+        guard state.overlay == .extend, var form = state.extendForm, !form.confirming, form.dayCount != nil else { return }
+        form.requestIdentifier = requestIdentifier
+        form.confirming = true
+        state.extendForm = form
+    }
+}
+

@@ -1,0 +1,68 @@
+import TerminalUI
+
+extension CommandID {
+    public static let appQuit = CommandID("app.quit")
+    public static let appHelp = CommandID("app.help")
+    public static let appMessage = CommandID("app.message")
+    public static let paneNext = CommandID("pane.next")
+    public static let panePrevious = CommandID("pane.previous")
+    public static let paneJump = CommandID("pane.jump")
+    public static let appLookup = CommandID("app.lookup")
+    public static let appCommand = CommandID("app.command")
+    public static let appCancel = CommandID("app.cancel")
+    public static let appRefresh = CommandID("app.refresh")
+}
+
+/// Commands that work in every pane.
+enum GlobalCommands {
+    static let all: [ConsoleCommand] = [
+        ConsoleCommand(.appQuit, "Quit", keys: [.character("q"), .control("c")], context: .global, inFooter: true) { state, _ in
+            state.shouldQuit = true
+            return [.quit]
+        },
+        ConsoleCommand(.appHelp, "Help", keys: [.character("?"), .function(1)], context: .global, inFooter: true) { state, _ in
+            OverlayCommands.openHelp(&state)
+            return []
+        },
+        ConsoleCommand(.appMessage, "Whole message", keys: [.character("!")], context: .global, inFooter: true,
+                       unavailable: { $0.lastError == nil ? "No error to show." : nil }) { state, _ in
+            state.overlay = .message
+            return []
+        },
+        ConsoleCommand(.paneNext, "Next pane", keys: [.tab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: 1) },
+        ConsoleCommand(.panePrevious, "Previous pane", keys: [.backTab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: -1) },
+        ConsoleCommand(.paneJump, "Go to pane 1-\(Panes.all.count)", keys: (1...min(9, Panes.all.count)).map { .character(Character(String($0))) },
+                       context: .global, keyLabel: "1-\(min(9, Panes.all.count))") { state, key in
+            guard case .character(let c) = key, let number = Int(String(c)), Panes.all.indices.contains(number - 1) else { return [] }
+            state.pane = Panes.all[number - 1].pane
+            return ConsoleReducer.paneOpened(&state)
+        },
+        ConsoleCommand(.appLookup, "Look up an ID", keys: [.character("i")], context: .global, inFooter: true) { state, _ in
+            state.pane = .customer
+            state.focus = .paneInput
+            // A new lookup starts empty; ↑ brings back recent IDs.
+            state.lookupInput = TextInputState(maxLength: 64)
+            state.recallIndex = nil
+            return []
+        },
+        ConsoleCommand(.appCommand, "Command line", keys: [.character(":")], context: .global, inFooter: true) { state, _ in
+            state.focus = .commandLine
+            state.commandInput = TextInputState(maxLength: 256)
+            return []
+        },
+        ConsoleCommand(.appCancel, "Back / cancel request", keys: [.escape], context: .global) { state, _ in
+            if state.list(state.pane).detailOpen {
+                state.lists[state.pane]?.detailOpen = false
+            } else if !state.inFlight.isEmpty {
+                return ConsoleReducer.cancelAll(&state)
+            } else if state.filters[state.pane] != nil {
+                state.filters[state.pane] = nil
+            }
+            // Esc never enters a field: i and / do.
+            return []
+        },
+        ConsoleCommand(.appRefresh, "Refresh", keys: [.character("r"), .control("r")], context: .global, inFooter: true) { state, _ in
+            ConsoleReducer.refresh(&state)
+        },
+    ]
+}

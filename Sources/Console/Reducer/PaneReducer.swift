@@ -1,0 +1,36 @@
+import Foundation
+
+/// What the panes' reducers share: loading states, paging progress, cancellation.
+enum PaneReducer {
+    static let cancelled = DisplayError(summary: "Cancelled.", hint: "Press r to load again.")
+
+    static func loadable<T>(_ result: Result<T, DisplayError>) -> Loadable<T> {
+        switch result {
+        case .success(let value): return .loaded(value)
+        case .failure(let error): return .failed(error)
+        }
+    }
+
+    static func pagingProgressed(_ state: inout ConsoleState, _ request: Int, _ pane: Pane, rows: Int, pages: Int, noun: String) {
+        state.progress[request] = "\(DisplayFormat.count(pages, "page")), \(rows) \(noun) so far"
+        state.partialNote[pane] = "first \(rows), loading more"
+    }
+
+    static func pagingEnded(_ state: inout ConsoleState, _ request: Int, _ pane: Pane) {
+        state.progress[request] = nil
+        state.partialNote[pane] = nil
+    }
+
+    /// What a stopped paging fetched stays, marked incomplete.
+    static func markPartial(_ state: inout ConsoleState, _ pane: Pane, count: Int) {
+        guard state.partialNote[pane] != nil else { return }
+        state.partialNote[pane] = "stopped after \(count): incomplete, r loads all"
+    }
+}
+
+extension Result {
+    var value: Success? {
+        if case .success(let value) = self { return value }
+        return nil
+    }
+}

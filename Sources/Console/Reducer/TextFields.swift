@@ -1,0 +1,48 @@
+import TerminalUI
+
+extension CommandID {
+    public static let inputSubmit = CommandID("input.submit")
+    public static let inputClear = CommandID("input.clear")
+    public static let inputRecall = CommandID("input.recall")
+}
+
+/// Keys of the focused text field (lookup, Inspector, `:` and `/`): the registry's field
+/// commands by ID, then typing.
+enum TextFields {
+    static let commands: [ConsoleCommand] = [
+        ConsoleCommand(.inputSubmit, "Submit", keys: [.enter], context: .input, inFooter: true, perform: nil),
+        ConsoleCommand(.inputClear, "Clear", keys: [.control("u")], context: .input, inFooter: true, perform: nil),
+        ConsoleCommand(.inputRecall, "Recent IDs", keys: [.up, .down], context: .input, perform: nil),
+    ]
+
+    /// The field command a key triggers, if any.
+    static func command(_ state: ConsoleState, _ key: Key) -> CommandID? {
+        state.keymap.lookup(key, in: [.input])?.id
+    }
+
+    /// The common keys of a pane's field: submit, clear, Esc leaves it, Tab changes pane;
+    /// anything else is typed.
+    static func handle(
+        _ state: inout ConsoleState, _ key: Key, field: WritableKeyPath<ConsoleState, TextInputState>,
+        submit: (inout ConsoleState) -> [ConsoleEffect]
+    ) -> [ConsoleEffect] {
+        switch command(state, key) {
+        case .inputSubmit?: return submit(&state)
+        case .inputClear?:
+            state[keyPath: field] = TextInputState(maxLength: state[keyPath: field].maxLength)
+            return []
+        default: break
+        }
+        switch key {
+        case .escape:
+            state.focus = .content
+            return []
+        case .tab, .backTab:
+            state.focus = .content
+            return ConsoleReducer.switchPane(&state, by: key == .tab ? 1 : -1)
+        default:
+            _ = state[keyPath: field].handle(key)
+            return []
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+
+/// The outcome of an extension, in words, and a reload of the customer it changed.
+enum WriteResultReducer {
+    static func extended(_ state: inout ConsoleState, request: Int, _ result: WriteResult<ExtendRenewalDateResponse>) -> [ConsoleEffect] {
+        state.inFlight[request] = nil
+        guard let sent = state.extensionsInFlight.removeValue(forKey: request) else { return [] }
+        let subject = sent.target.subject
+        let identifier = sent.target.body.requestIdentifier ?? "-"
+        if state.extendForm?.customerLookup == sent.customerLookup { state.extendForm = nil }
+        // Refresh only the customer the write was for, if still on screen, to show what is true.
+        let sameCustomer = sent.customerLookup != nil && state.customer?.lookup == sent.customerLookup
+        var refresh = false
+        switch result {
+        case .applied(let response):
+            if response.success == false {
+                ConsoleReducer.toast(&state, "Apple answered but did not apply the extension of \(subject).", isError: true)
+            } else {
+                // A re-send at start reports as long as its announcement did.
+                ConsoleReducer.toast(
+                    &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).",
+                    lasting: sent.target.isResend ? 100 : nil)
+            }
+            refresh = sameCustomer
+        case .refused(let error):
+            let shown = DisplayError(error)
+            if case .server(let failure) = error, failure.code == .subscriptionMaxExtension {
+                // An answer, not a fault: the yearly limit is reached.
+                ConsoleReducer.toast(&state, "Not extended: Apple says the two yearly extensions are used (4030005). Nothing changed.", lasting: 150)
+            } else {
+                ConsoleReducer.fail(&state, DisplayError(summary: "Not extended (\(subject)): \(shown.summary)", hint: shown.hint))
+            }
+        case .notSent(let reason):
+            ConsoleReducer.fail(&state, DisplayError(summary: "Not sent (\(subject)): \(reason)."))
+        case .unknown(let error):
+            ConsoleReducer.fail(&state, DisplayError(
+                summary: "The extension of \(subject) may have been applied: \(DisplayError(error).summary)",
+                hint: "Request \(identifier) stays open in the audit ledger; the subscription is reloaded to show what is true, and a re-send reuses the identifier."))
+            refresh = sameCustomer
+        }
+        if refresh, let anchor = state.customer?.anchorId {
+            return CustomerReducer.loadCustomer(&state, anchor: anchor, includeTransaction: false)
+        }
+        return []
+    }
+}
