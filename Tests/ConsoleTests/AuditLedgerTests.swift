@@ -47,6 +47,25 @@ import Testing
         #expect(mode == 0o600)
     }
 
+    @Test func aRecordIsReSentOnlyWhenItRebuildsIntoTheRequestItRecorded() throws {
+        let intent = extendIntent("r", account: Self.support, at: Date(), id: "2000000400000044")
+        let target = try #require(WriteReconciler.extendTarget(WriteRecord.fold([intent])[0]))
+        #expect(target.originalTransactionId == "2000000400000044")
+        #expect(target.endpoint.path == intent.path && target.endpoint.method == intent.method)
+        #expect(target.endpoint.body.map { String(decoding: $0, as: UTF8.self) } == intent.body)
+
+        var otherPath = intent
+        otherPath.path = "/inApps/v1/subscriptions/extend/2000000400000044/more"
+        #expect(WriteReconciler.extendTarget(WriteRecord.fold([otherPath])[0]) == nil)
+        var otherMethod = intent
+        otherMethod.method = "POST"
+        #expect(WriteReconciler.extendTarget(WriteRecord.fold([otherMethod])[0]) == nil)
+        var otherBody = intent
+        otherBody.body = intent.body?.replacingOccurrences(of: "\"extendByDays\":7", with: "\"extendByDays\" : 7")
+        #expect(otherBody.body != intent.body)
+        #expect(WriteReconciler.extendTarget(WriteRecord.fold([otherBody])[0]) == nil, "a body that is not the one sent is not re-sent")
+    }
+
     @Test func aLineCutShortByACrashDoesNotSwallowTheNext() throws {
         let ledger = try ledger()
         let handle = try #require(FileHandle(forWritingAtPath: ledger.path))

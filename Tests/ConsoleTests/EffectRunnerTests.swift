@@ -50,16 +50,18 @@ import Testing
         #expect(order.transactions.isEmpty)
     }
 
-    @Test func anAppleErrorArrivesAsAValueWithItsCode() async throws {
+    @Test func anAppleErrorArrivesAsAValueWithItsCodeStatusAndEnvironment() async throws {
         let transport = StubTransport { _ in
             HTTPResponse(status: 404, body: Data(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))
         }
         let box = ActionBox()
-        try runner(transport, posted: box).run(.loadHistory(request: 3, anchorId: "2000000400000044", query: .init(), environment: .production))
+        try runner(transport, posted: box).run(.loadHistory(request: 3, anchorId: "2000000400000044", query: .init(), environment: .sandbox))
         let actions = try await wait(for: box, request: 3)
         guard case .paneHistory(3, .failure(let error))? = actions.first else { Issue.record("expected a failed history, got \(actions)"); return }
         #expect(error.code == .transactionIdNotFound)
         #expect(error.httpStatus == 404)
+        #expect(error.environment == .sandbox, "the customer's environment, where the request went")
+        #expect(error.facts == "Apple error 4040010 · HTTP 404 · Sandbox")
     }
 
     @Test func identifiersComeFromTheGenerator() async throws {

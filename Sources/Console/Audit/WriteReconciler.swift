@@ -38,15 +38,19 @@ public enum WriteReconciler {
 
     /// The extension a record describes, ready to send again with its request identifier.
     public static func extendTarget(_ record: WriteRecord) -> ExtendTarget? {
-        let prefix = "/inApps/v1/subscriptions/extend/"
         let intent = record.intent
-        guard intent.write == WriteKind.extend.rawValue, intent.method == "PUT", intent.path.hasPrefix(prefix),
-              let body = intent.body, let request = try? AppStoreJSON.decode(ExtendRenewalDateRequest.self, from: Data(body.utf8)),
+        guard intent.write == WriteKind.extend.rawValue, let body = intent.body,
+              let request = try? AppStoreJSON.decode(ExtendRenewalDateRequest.self, from: Data(body.utf8)),
               request.requestIdentifier == record.requestIdentifier,
-              let id = String(intent.path.dropFirst(prefix.count)).removingPercentEncoding, !id.isEmpty, !id.contains("/")
+              let segment = intent.path.split(separator: "/").last, let id = String(segment).removingPercentEncoding, !id.isEmpty
         else { return nil }
-        return ExtendTarget(
+        let target = ExtendTarget(
             originalTransactionId: id, body: request, environment: intent.account.map { AppStoreEnvironment($0.environment) },
             subject: intent.subject ?? "original transaction \(id)", isResend: true)
+        // Only what rebuilds into the very request recorded is sent again.
+        let endpoint = target.endpoint
+        guard endpoint.method == intent.method, endpoint.path == intent.path,
+              endpoint.body.map({ String(decoding: $0, as: UTF8.self) }) == body else { return nil }
+        return target
     }
 }

@@ -5,16 +5,22 @@ import Synchronization
 /// The client and verifier for an environment (the demo's or the profile's), and where writes are recorded.
 public struct ConsoleServices: Sendable {
     public var client: AppStoreServerClient
-    public var verifier: SignedDataVerifier?
-    public var verifierProblem: String?
+    /// The same verifying service the command line uses.
+    public var verification: VerifyingService
     /// Nil when the audit ledger cannot be opened: then nothing is written to Apple.
     public var writes: WriteContext?
 
     public init(client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil, writes: WriteContext? = nil) {
         self.client = client
-        self.verifier = verifier
-        self.verifierProblem = verifierProblem
+        self.verification = VerifyingService(verifier: verifier, problem: verifierProblem)
         self.writes = writes
+    }
+
+    /// An error as the console shows it, with the environment the request went to.
+    func failure(_ error: any Error) -> DisplayError {
+        var shown = DisplayError(error)
+        shown.environment = client.environment.environment
+        return shown
     }
 
     /// The same services sending to, and expecting data from, `environment` (the environment a
@@ -23,7 +29,7 @@ public struct ConsoleServices: Sendable {
         guard let environment, let scopedClient = client.client(for: environment) else { return self }
         var scoped = self
         scoped.client = scopedClient
-        scoped.verifier = verifier?.expecting(environment)
+        scoped.verification = verification.expecting(environment)
         return scoped
     }
 }
@@ -61,10 +67,10 @@ public final class EffectRunner: Sendable {
                 do {
                     let response = try await services.client.lookUpOrderId(orderId: orderId)
                     var transactions: [VerifiedTransaction] = []
-                    for jws in response.signedTransactions ?? [] { transactions.append(await Self.verifyTransaction(jws, services)) }
+                    for jws in response.signedTransactions ?? [] { transactions.append(await services.verification.transaction(jws)) }
                     post(.order(request: request, .success(OrderResult(orderId: orderId, status: response.status, transactions: transactions))))
                 } catch {
-                    post(.order(request: request, .failure(DisplayError(error))))
+                    post(.order(request: request, .failure(services.failure(error))))
                 }
             }
         case .loadCustomer(let request, let anchor, let includeTransaction, let environment):
@@ -93,9 +99,8 @@ public final class EffectRunner: Sendable {
                     post(.extended(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
                     return
                 }
-                let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: target.originalTransactionId, request: target.body)
                 let result = await LedgeredWriter.send(
-                    endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
+                    target.endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
                     resend: target.isResend, client: scoped.client, context: writes,
                     describe: { response in response.effectiveDate.map { "renews \(DisplayFormat.iso($0))" } })
                 post(.extended(request: request, result))
@@ -125,7 +130,7 @@ public final class EffectRunner: Sendable {
                     let response = try await services.client.requestTestNotification()
                     post(.testRequested(request: request, .success(response.testNotificationToken ?? "")))
                 } catch {
-                    post(.testRequested(request: request, .failure(DisplayError(error))))
+                    post(.testRequested(request: request, .failure(services.failure(error))))
                 }
             }
         case .pollTestNotification(let request, let token, let delay):
@@ -135,7 +140,7 @@ public final class EffectRunner: Sendable {
                 do {
                     post(.testStatus(request: request, .success(try await services.client.getTestNotificationStatus(testNotificationToken: token))))
                 } catch {
-                    post(.testStatus(request: request, .failure(DisplayError(error))))
+                    post(.testStatus(request: request, .failure(services.failure(error))))
                 }
             }
         case .task(let task):
@@ -194,13 +199,13 @@ public final class EffectRunner: Sendable {
                     try await client.getTransactionInfo(transactionId: anchor)
                 }
                 located = services.scoped(to: found.environment)
-                let transaction = await verifyTransaction(found.value.signedTransactionInfo ?? "", located)
+                let transaction = await located.verification.transaction(found.value.signedTransactionInfo ?? "")
                 post(.transaction(request: request, .success(Located(value: transaction, environment: found.environment, usedFallback: found.usedFallback))))
             } catch {
-                post(.transaction(request: request, .failure(DisplayError(error))))
+                post(.transaction(request: request, .failure(services.failure(error))))
                 if error.isTransactionNotFound || error.isInvalidTransactionId {
                     // Nothing else can be found for an ID Apple does not know.
-                    let failure = DisplayError(error)
+                    let failure = services.failure(error)
                     post(.subscriptions(request: request, .failure(failure)))
                     post(.refunds(request: request, .failure(failure)))
                     post(.history(request: request, .failure(failure)))
@@ -218,28 +223,26 @@ public final class EffectRunner: Sendable {
                     var rows: [SubscriptionRow] = []
                     for item in response.data ?? [] {
                         for last in item.lastTransactions ?? [] {
-                            let transaction = await last.signedTransactionInfo.asyncMap { await verifyTransaction($0, scoped) }
-                            let renewal = await last.signedRenewalInfo.asyncMap { await verifyRenewal($0, scoped) }
+                            let transaction = await last.signedTransactionInfo.asyncMap { await scoped.verification.transaction($0) }
+                            let renewal = await last.signedRenewalInfo.asyncMap { await scoped.verification.renewalInfo($0) }
                             rows.append(SubscriptionRow(groupIdentifier: item.subscriptionGroupIdentifier ?? "-", originalTransactionId: last.originalTransactionId ?? "-",
                                                         status: last.status, transaction: transaction, renewal: renewal))
                         }
                     }
                     post(.subscriptions(request: request, .success(rows)))
                 } catch {
-                    post(.subscriptions(request: request, .failure(DisplayError(error))))
+                    post(.subscriptions(request: request, .failure(scoped.failure(error))))
                 }
             }
             group.addTask {
                 do {
                     var refunds: [VerifiedTransaction] = []
                     for try await page in scoped.client.refundHistoryPages(anyTransactionId: anchor) {
-                        for jws in page.signedTransactions ?? [] { refunds.append(await verifyTransaction(jws, scoped)) }
+                        for jws in page.signedTransactions ?? [] { refunds.append(await scoped.verification.transaction(jws)) }
                     }
                     post(.refunds(request: request, .success(refunds)))
-                } catch let error as APIError {
-                    post(.refunds(request: request, .failure(DisplayError(error))))
                 } catch {
-                    post(.refunds(request: request, .failure(DisplayError(summary: "\(error)"))))
+                    post(.refunds(request: request, .failure(scoped.failure(error))))
                 }
             }
             group.addTask {
@@ -255,15 +258,10 @@ public final class EffectRunner: Sendable {
             group.addTask {
                 do {
                     let response = try await scoped.client.getAppTransactionInfo(anyTransactionId: anchor)
-                    let payload: VerifiedPayload<AppTransactionPayload>
-                    if let verifier = scoped.verifier {
-                        payload = await verifier.verifyAppTransaction(response.signedAppTransactionInfo ?? "")
-                    } else {
-                        payload = SignedDataInspector.decodeUnverified(response.signedAppTransactionInfo ?? "", as: AppTransactionPayload.self, reason: scoped.verifierProblem ?? "no verifier")
-                    }
+                    let payload = await scoped.verification.appTransaction(response.signedAppTransactionInfo ?? "")
                     post(.appTransaction(request: request, .success(payload)))
                 } catch {
-                    post(.appTransaction(request: request, .failure(DisplayError(error))))
+                    post(.appTransaction(request: request, .failure(scoped.failure(error))))
                 }
             }
         }
@@ -280,16 +278,14 @@ public final class EffectRunner: Sendable {
             var rows: [VerifiedTransaction] = []
             var pages = 0
             for try await page in services.client.transactionHistoryPages(anyTransactionId: anchor, query: query) {
-                for jws in page.signedTransactions ?? [] { rows.append(await verifyTransaction(jws, services)) }
+                for jws in page.signedTransactions ?? [] { rows.append(await services.verification.transaction(jws)) }
                 pages += 1
                 if pages >= 100 || page.hasMore != true { break }
                 onPage(rows, pages)
             }
             return .success(rows)
-        } catch let error as APIError {
-            return .failure(DisplayError(error))
         } catch {
-            return .failure(DisplayError(summary: "\(error)"))
+            return .failure(services.failure(error))
         }
     }
 
@@ -312,7 +308,7 @@ public final class EffectRunner: Sendable {
             for try await page in services.client.notificationHistoryPages(request: request) {
                 for item in page.notificationHistory ?? [] {
                     let signed = item.signedPayload ?? ""
-                    let decoded = await services.verifier.asyncMap { await $0.verifyNotification(signed) }
+                    let decoded = await services.verification.notification(signed)
                     rows.append(NotificationRow(decoded: decoded, signedPayload: signed, attempts: item.sendAttempts ?? []))
                 }
                 pages += 1
@@ -322,10 +318,8 @@ public final class EffectRunner: Sendable {
             }
             newestFirst(&rows)
             return .success(rows)
-        } catch let error as APIError {
-            return .failure(DisplayError(error))
         } catch {
-            return .failure(DisplayError(summary: "\(error)"))
+            return .failure(services.failure(error))
         }
     }
 
@@ -351,10 +345,8 @@ public final class EffectRunner: Sendable {
                     notified.append(payload.signedDate ?? now)
                 }
             }
-        } catch let error as APIError {
-            return .failure(DisplayError(error))
         } catch {
-            return .failure(DisplayError(summary: "\(error)"))
+            return .failure(services.failure(error))
         }
         var older: [Date] = []
         if let writes = services.writes {
@@ -368,20 +360,6 @@ public final class EffectRunner: Sendable {
             }
         }
         return .success(ExtensionCount(notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays))
-    }
-
-    static func verifyTransaction(_ jws: String, _ services: ConsoleServices) async -> VerifiedTransaction {
-        guard let verifier = services.verifier else {
-            return SignedDataInspector.decodeUnverified(jws, as: TransactionPayload.self, reason: services.verifierProblem ?? "no verifier")
-        }
-        return await verifier.verifyTransaction(jws)
-    }
-
-    static func verifyRenewal(_ jws: String, _ services: ConsoleServices) async -> VerifiedRenewal {
-        guard let verifier = services.verifier else {
-            return SignedDataInspector.decodeUnverified(jws, as: RenewalInfoPayload.self, reason: services.verifierProblem ?? "no verifier")
-        }
-        return await verifier.verifyRenewalInfo(jws)
     }
 }
 

@@ -79,10 +79,7 @@ enum InspectorPane {
         state.focus = .content
         let request = ConsoleReducer.start(&state, "Verify signed data", owner: .inspector)
         return [.task(PaneTask(request: request, name: "inspect \(text.utf8.count) bytes") { services, _ in
-            guard let verifier = services.verifier else {
-                return InspectionReport(items: [], problem: services.verifierProblem ?? "No verifier is configured.")
-            }
-            return await verifier.inspect(text)
+            await services.verification.inspect(text)
         })]
     }
 }

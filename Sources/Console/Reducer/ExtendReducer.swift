@@ -138,7 +138,7 @@ enum ExtendReducer {
 
     /// The confirmed request goes out, only while the customer it was made for is on screen.
     private static func send(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        guard var form = state.extendForm, let body = form.request else { return [] }
+        guard var form = state.extendForm, let target = form.target else { return [] }
         guard state.customer?.lookup == form.customerLookup else {
             form.confirming = false
             form.error = "Not sent: the customer on screen changed. Close this form and open it again."
@@ -146,7 +146,6 @@ enum ExtendReducer {
             return []
         }
         state.overlay = nil
-        let target = ExtendTarget(originalTransactionId: form.originalTransactionId, body: body, environment: form.environment, subject: form.subject)
         return send(&state, target, customerLookup: form.customerLookup)
     }
 

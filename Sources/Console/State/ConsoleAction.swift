@@ -118,6 +118,11 @@ public struct ExtendTarget: Sendable, Equatable {
     /// A re-send of an earlier intent with its request identifier.
     public var isResend: Bool
 
+    /// The request that is sent, and recorded in the ledger, exactly as the confirmation shows it.
+    public var endpoint: Endpoint<ExtendRenewalDateResponse> {
+        Endpoints.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: body)
+    }
+
     public init(originalTransactionId: String, body: ExtendRenewalDateRequest, environment: AppStoreEnvironment?, subject: String, isResend: Bool = false) {
         self.originalTransactionId = originalTransactionId
         self.body = body

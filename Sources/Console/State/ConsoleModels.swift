@@ -8,11 +8,23 @@ public struct DisplayError: Error, Sendable, Equatable {
     public var summary: String
     public var hint: String?
     public var source: APIError?
+    /// The environment the failed request went to, when it went to one.
+    public var environment: AppStoreEnvironment?
 
-    public init(summary: String, hint: String? = nil, source: APIError? = nil) {
+    public init(summary: String, hint: String? = nil, source: APIError? = nil, environment: AppStoreEnvironment? = nil) {
         self.summary = summary
         self.hint = hint
         self.source = source
+        self.environment = environment
+    }
+
+    /// "Apple error 4040010 · HTTP 404 · Sandbox": what the error is, for a ticket or a search.
+    public var facts: String? {
+        var parts: [String] = []
+        if let code { parts.append("Apple error \(code.rawValue)") }
+        if let httpStatus { parts.append("HTTP \(httpStatus)") }
+        if let environment { parts.append(environment.label) }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
     }
 
     public init(_ error: APIError) {

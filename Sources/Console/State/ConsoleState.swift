@@ -97,6 +97,11 @@ public struct ExtendForm: Sendable, Equatable {
         guard let dayCount else { return nil }
         return ExtendRenewalDateRequest(extendByDays: Int32(dayCount), extendReasonCode: reason, requestIdentifier: requestIdentifier)
     }
+
+    /// The extension the confirmation shows and, confirmed, sends: one value for both.
+    public var target: ExtendTarget? {
+        request.map { ExtendTarget(originalTransactionId: originalTransactionId, body: $0, environment: environment, subject: subject) }
+    }
 }
 
 /// A request test notification round trip, followed live.

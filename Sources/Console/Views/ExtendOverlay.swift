@@ -35,9 +35,10 @@ enum ExtendOverlay {
         }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
         lines.append([])
-        if form.confirming, let body = form.request {
+        if form.confirming, let target = form.target {
             // Shown from the Endpoint value that is sent, so what the agent reads is what goes.
-            let endpoint = Endpoints.extendSubscriptionRenewalDate(originalTransactionId: form.originalTransactionId, request: body)
+            let body = target.body
+            let endpoint = target.endpoint
             let json = endpoint.body ?? Data()
             lines.append([.init("Adds \(body.extendByDays ?? 0) day\(body.extendByDays == 1 ? "" : "s") for \(form.subject):", theme[.warning])])
             lines.append([.init("renews \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])

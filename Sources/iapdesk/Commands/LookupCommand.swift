@@ -22,7 +22,7 @@ struct LookupCommand: AsyncParsableCommand {
             let order = orderId.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
             let response = try await session.client.lookUpOrderId(orderId: order)
             var transactions: [VerifiedPayload<TransactionPayload>] = []
-            for jws in response.signedTransactions ?? [] { transactions.append(await session.verifyTransaction(jws)) }
+            for jws in response.signedTransactions ?? [] { transactions.append(await session.verification.transaction(jws)) }
             printer.emit([
                 "orderId": order, "status": response.status?.rawValue, "valid": response.status == .valid,
                 "environment": session.environment.rawValue, "transactions": transactions.map(Records.transaction),

@@ -69,9 +69,9 @@ struct NotificationsCommand: AsyncParsableCommand {
         let attempts: [SendAttemptItem]
 
         init(_ item: NotificationHistoryResponseItem, session: Session) async {
-            decoded = await item.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
+            decoded = await item.signedPayload.asyncMap { await session.verification.notification($0) } ?? nil
             payload = decoded?.notification.payload
-                ?? item.signedPayload.flatMap { SignedDataInspector.decodeUnverified($0, as: NotificationPayload.self, reason: session.verifierProblem ?? "").payload }
+                ?? item.signedPayload.flatMap { session.verification.unverified($0, as: NotificationPayload.self).payload }
             attempts = item.sendAttempts ?? []
         }
     }
@@ -134,7 +134,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
 
     static func report(_ status: CheckTestNotificationResponse, token: String, session: Session, printer: Printer) async throws {
         let attempts = status.sendAttempts ?? []
-        let decoded = await status.signedPayload.asyncMap { await session.verifyNotification($0) } ?? nil
+        let decoded = await status.signedPayload.asyncMap { await session.verification.notification($0) } ?? nil
         printer.emit([
             "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
             "verification": decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },

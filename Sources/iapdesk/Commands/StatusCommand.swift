@@ -29,8 +29,8 @@ struct StatusCommand: AsyncParsableCommand {
             for group in response.data ?? [] {
                 var items: [[String: Any?]] = []
                 for item in group.lastTransactions ?? [] {
-                    let transaction = await item.signedTransactionInfo.asyncMap { await session.verifyTransaction($0) }
-                    let renewal = await item.signedRenewalInfo.asyncMap(session.verifyRenewalInfo)
+                    let transaction = await item.signedTransactionInfo.asyncMap { await session.verification.transaction($0) }
+                    let renewal = await item.signedRenewalInfo.asyncMap { await session.verification.renewalInfo($0) }
                     statuses += [transaction?.status, renewal?.status].compactMap { $0 }
                     items.append([
                         "originalTransactionId": item.originalTransactionId, "status": item.status?.rawValue,

@@ -33,7 +33,7 @@ struct TransactionCommand: AsyncParsableCommand {
                 throw CLIError("The answer carried no signed transaction.", status: .unavailable)
             }
             // Sandbox data found by the fallback is checked as Sandbox data.
-            let verified = await session.verifyTransaction(jws, from: located.environment)
+            let verified = await session.verification.expecting(located.environment).transaction(jws)
             var object = Records.transaction(verified)
             object["foundIn"] = located.environment.rawValue
             printer.emit(object)
@@ -102,7 +102,7 @@ struct HistoryCommand: AsyncParsableCommand {
         try await withSession(global) { session, printer in
             let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: try query())
             let listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
-                await session.verifyTransactions(page.signedTransactions)
+                await session.verification.transactions(page.signedTransactions)
             }
             try listing.requireFirstPage()
             let transactions = listing.items
@@ -133,7 +133,7 @@ struct RefundsCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let listing = await PagedListing.fetch(session.client.refundHistoryPages(anyTransactionId: id), noun: "refunds") { page in
-                await session.verifyTransactions(page.signedTransactions)
+                await session.verification.transactions(page.signedTransactions)
             }
             try listing.requireFirstPage()
             let refunds = listing.items

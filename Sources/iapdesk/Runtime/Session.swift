@@ -7,9 +7,10 @@ import Foundation
 final class Session: Sendable {
     let profile: Profile
     let client: AppStoreServerClient
-    /// Nil when signed data cannot be checked with this profile; `verifierProblem` says why.
-    let verifier: SignedDataVerifier?
-    let verifierProblem: String?
+    /// Verifies signed data as the console does; without a verifier it marks payloads unverified, saying why.
+    let verification: VerifyingService
+    var verifier: SignedDataVerifier? { verification.verifier }
+    var verifierProblem: String? { verification.problem }
     let demo: DemoServer?
     /// Seconds a command may take in all; each request of the console gets as long.
     var timeout: TimeInterval { profile.effectiveTimeout }
@@ -17,8 +18,7 @@ final class Session: Sendable {
     private init(profile: Profile, client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String?, demo: DemoServer?) {
         self.profile = profile
         self.client = client
-        self.verifier = verifier
-        self.verifierProblem = verifierProblem
+        self.verification = VerifyingService(verifier: verifier, problem: verifierProblem)
         self.demo = demo
     }
 
@@ -116,39 +116,5 @@ final class Session: Sendable {
 
     func requireWritable() throws {
         if profile.readOnly { throw ConfigurationError.readOnly(profile: profile.name) }
-    }
-
-    /// Verifies a transaction against the environment it came from (the session's by default), or
-    /// reports why it could not be.
-    func verifyTransaction(_ jws: String, from environment: AppStoreEnvironment? = nil) async -> VerifiedPayload<TransactionPayload> {
-        guard let verifier else { return Self.unverifiable(jws, as: TransactionPayload.self, verifierProblem) }
-        return await verifier.expecting(environment ?? self.environment).verifyTransaction(jws)
-    }
-
-    /// Each of a page's transactions, verified in order.
-    func verifyTransactions(_ list: [String]?) async -> [VerifiedPayload<TransactionPayload>] {
-        var verified: [VerifiedPayload<TransactionPayload>] = []
-        for jws in list ?? [] { verified.append(await verifyTransaction(jws)) }
-        return verified
-    }
-
-    func verifyRenewalInfo(_ jws: String) async -> VerifiedPayload<RenewalInfoPayload> {
-        guard let verifier else { return Self.unverifiable(jws, as: RenewalInfoPayload.self, verifierProblem) }
-        return await verifier.verifyRenewalInfo(jws)
-    }
-
-    func verifyAppTransaction(_ jws: String) async -> VerifiedPayload<AppTransactionPayload> {
-        guard let verifier else { return Self.unverifiable(jws, as: AppTransactionPayload.self, verifierProblem) }
-        return await verifier.verifyAppTransaction(jws)
-    }
-
-    func verifyNotification(_ jws: String) async -> DecodedNotification? {
-        guard let verifier else { return nil }
-        return await verifier.verifyNotification(jws)
-    }
-
-    /// Decodes without trusting, when no verifier can be made.
-    static func unverifiable<T: Decodable & Sendable>(_ jws: String, as: T.Type, _ problem: String?) -> VerifiedPayload<T> {
-        SignedDataInspector.decodeUnverified(jws, as: T.self, reason: problem ?? "no verifier")
     }
 }
