@@ -21,16 +21,20 @@ enum NotificationsView {
         let rows = NotificationsPane.rows(state)
         let list = state.list(.notifications)
         let wide = body.width >= 100
-        var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
+        // Without any subtype the column gives its width to the others.
+        let subtypes = rows.contains { $0.payload?.subtype != nil }
+        var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)),
                                        .init("FIRST", .length(wide ? 16 : 10)), .init("TRIES", .length(5), alignRight: true), .init("LAST", .length(wide ? 16 : 10))]
+        if subtypes { columns.insert(.init("SUBTYPE", .fill(2)), at: 2) }
         if wide { columns.append(.init("✓", .length(2))) }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
             let row = rows[index]
             let p = row.payload
             let date = wide ? DisplayFormat.date(p?.signedDate).replacingOccurrences(of: " UTC", with: "") : String(DisplayFormat.date(p?.signedDate).dropFirst(5).prefix(11))
-            var cells = [date, p?.notificationType?.rawValue ?? "?", p?.subtype?.rawValue ?? "", row.attempts.first?.sendAttemptResult?.rawValue ?? "(none)",
+            var cells = [date, p?.notificationType?.rawValue ?? "?", row.attempts.first?.sendAttemptResult?.rawValue ?? "(none)",
                          String(row.attempts.count), row.attempts.last?.sendAttemptResult?.rawValue ?? "-"]
+            if subtypes { cells.insert(p?.subtype?.rawValue ?? "", at: 2) }
             if wide { cells.append(row.decoded?.isFullyVerified == true ? "✓" : "✗") }
             return (cells, row.delivered ? nil : theme[.warning])
         }.render(in: body, buffer: &buffer)

@@ -55,6 +55,8 @@ enum PaneViews {
 
     static func transactionTable(_ rows: [VerifiedTransaction], list: ListState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer, revocation: Bool = true) {
         let wide = area.width >= 110
+        // A column nothing would be written in gives its width to the others.
+        let revocation = revocation && rows.contains { $0.payload?.revocationDate != nil || $0.payload?.isUpgraded == true }
         var columns: [Table.Column] = [.init("PRODUCT", .fill(3), cut: .middle), .init("TYPE", .length(wide ? 13 : 8)), .init("PURCHASED", .length(wide ? 20 : 10)),
                                        .init("PRICE", .length(12), alignRight: true)]
         if wide { columns.insert(.init("TRANSACTION", .length(16)), at: 0) }

@@ -57,8 +57,7 @@ struct ConsoleCommand: AsyncParsableCommand {
 
 enum ConsoleLauncher {
     /// The registry's keys with the config file's `[keys]` applied.
-    static func keymap(configPath: String?, loader: ConfigLoader) throws -> Keymap {
-        let file = try loader.loadFile(path: configPath)
+    static func keymap(_ file: ConfigFile) throws -> Keymap {
         do {
             return try Keymap.standard.rebinding(file.keyBindings)
         } catch {
@@ -89,7 +88,8 @@ enum ConsoleLauncher {
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         state.now = Date()
         do {
-            state.keymap = try keymap(configPath: configPath, loader: loader)
+            // The profile's file as the session read it; the demo reads it only for its keys.
+            state.keymap = try keymap(try session.configFile ?? loader.loadFile(path: configPath))
         } catch {
             // The demo needs no config: a broken one only costs its key bindings.
             guard isDemo else {

@@ -12,14 +12,19 @@ final class Session: Sendable {
     var verifier: SignedDataVerifier? { verification.verifier }
     var verifierProblem: String? { verification.problem }
     let demo: DemoServer?
+    /// The config file the profile came from, read once (nil for the demo, which needs none).
+    let configFile: ConfigFile?
     /// Seconds a command may take in all; each request of the console gets as long.
     var timeout: TimeInterval { profile.effectiveTimeout }
 
-    private init(profile: Profile, client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String?, demo: DemoServer?) {
+    private init(
+        profile: Profile, client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String?, demo: DemoServer?, configFile: ConfigFile? = nil
+    ) {
         self.profile = profile
         self.client = client
         self.verification = VerifyingService(verifier: verifier, problem: verifierProblem)
         self.demo = demo
+        self.configFile = configFile
     }
 
     var environment: AppStoreEnvironment { client.environment.environment }
@@ -54,7 +59,7 @@ final class Session: Sendable {
         } catch {
             problem = error.description
         }
-        return Session(profile: profile, client: client, verifier: verifier, verifierProblem: problem, demo: nil)
+        return Session(profile: profile, client: client, verifier: verifier, verifierProblem: problem, demo: nil, configFile: file)
     }
 
     /// The profile's extra trusted roots (DER files).
