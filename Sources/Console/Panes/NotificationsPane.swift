@@ -21,13 +21,18 @@ public struct NotificationsModel: PaneModel {
     public var rows: Loadable<[NotificationRow]> = .idle
     public var filters = NotificationFilterState()
     public var test: TestNotificationState?
+    /// Whether any row has a subtype: worked out once per answer, not at every frame.
+    public var hasSubtypes = false
     public init() {}
 }
 
 extension ConsoleState {
     public var notificationsPane: Loadable<[NotificationRow]> {
         get { models[NotificationsModel.self].rows }
-        set { models[NotificationsModel.self].rows = newValue }
+        set {
+            models[NotificationsModel.self].rows = newValue
+            models[NotificationsModel.self].hasSubtypes = newValue.value?.contains { $0.payload?.subtype != nil } ?? false
+        }
     }
 
     public var notificationFilters: NotificationFilterState {

@@ -22,7 +22,7 @@ enum NotificationsView {
         let list = state.list(.notifications)
         let wide = body.width >= 100
         // Without any subtype the column gives its width to the others.
-        let subtypes = rows.contains { $0.payload?.subtype != nil }
+        let subtypes = state.models[NotificationsModel.self].hasSubtypes
         var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)),
                                        .init("FIRST", .length(wide ? 16 : 10)), .init("TRIES", .length(5), alignRight: true), .init("LAST", .length(wide ? 16 : 10))]
         if subtypes { columns.insert(.init("SUBTYPE", .fill(2)), at: 2) }
