@@ -227,11 +227,17 @@ import Testing
         return state
     }
 
-    @Test func extensionNeedsConfirmationAndSendsTheShownRequest() {
+    @Test func extensionNeedsConfirmationAndSendsTheShownRequest() throws {
         var state = stateWithSubscription()
         _ = send(&state, [.character("e")])
         #expect(state.overlay == .extend)
         #expect(state.extendForm?.dayCount == 7)
+        // Nothing is reviewed before earlier extensions are counted (Apple allows two a year).
+        #expect(send(&state, [.enter]).isEmpty)
+        #expect(state.extendForm?.confirming == false)
+        #expect(state.toasts.last?.text.hasPrefix("Counting earlier extensions first") == true)
+        let count = try #require(state.extendForm?.countRequest)
+        _ = ConsoleReducer.reduce(&state, .extensionsCounted(request: count, .success(ExtensionCount(notified: [], fromLedger: [], windowDays: 180))))
         _ = send(&state, [.backspace, .character("9"), .character("5")])
         _ = send(&state, [.enter])
         #expect(state.extendForm?.error == "Days must be a number from 1 to 90.")
@@ -256,6 +262,8 @@ import Testing
         var state = stateWithSubscription()
         _ = send(&state, [.character("e"), .character("1"), .character("4")])
         #expect(state.extendForm?.dayCount == 14, "14 typed over the default 7 is 14, not 71")
+        _ = send(&state, [.backspace, .backspace, .character("9"), .character("5"), .up])
+        #expect(state.extendForm?.dayCount == 90, "↑ from an out-of-range 95 is the nearest allowed, 90")
     }
 
     @Test func readOnlyProfilesCannotExtendAndThirdExtensionIsRefused() {

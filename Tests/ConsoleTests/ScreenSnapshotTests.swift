@@ -92,7 +92,7 @@ import Testing
         harness.send(.character("d"))
         try await harness.settle()
         let failures = harness.screen(width: 120, height: 36)
-        #expect(failures.contains("failures only"))
+        #expect(failures.contains("undelivered only"))
         harness.send(.enter)
         let detail = harness.screen(width: 120, height: 36)
         #expect(detail.contains("Send attempts"))

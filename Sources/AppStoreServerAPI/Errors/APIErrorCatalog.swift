@@ -85,7 +85,7 @@ enum APIErrorCatalog {
         e(.serverNotificationUrlNotFound, 4040007, "ServerNotificationUrlNotFoundError", "No notification URL is configured for this environment.", "Set the App Store Server Notifications URL in App Store Connect for this environment."),
         e(.testNotificationNotFound, 4040008, "TestNotificationNotFoundError", "The test notification result is not available.", "The result may not be ready yet (try again in a few seconds), or the token has expired."),
         e(.statusRequestNotFound, 4040009, "StatusRequestNotFoundError", "No mass extension matches this request identifier and product.", "Check the request identifier and the product ID it was sent with."),
-        e(.transactionIdNotFound, 4040010, "TransactionIdNotFoundError", "The transaction ID was not found in this environment.", "Try the other environment (Sandbox IDs are not in Production), and check the bundle ID owns the purchase."),
+        e(.transactionIdNotFound, 4040010, "TransactionIdNotFoundError", "The transaction ID was not found in this environment.", "Sandbox and Production keep separate transactions: try the other environment, and check the bundle ID owns the purchase."),
         e(.imageNotFound, 4040014, "ImageNotFoundError", "The image was not found.", "Check the image identifier."),
         e(.messageNotFound, 4040015, "MessageNotFoundError", "The message was not found.", "Check the message identifier."),
         e(.performanceTestRunNotFound, 4040018, "PerformanceTestRunNotFoundError", "The performance test run was not found.", "Check the request ID."),

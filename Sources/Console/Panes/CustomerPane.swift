@@ -52,6 +52,9 @@ enum CustomerPane {
         case .character("?"):
             OverlayCommands.openHelp(&state)
             return []
+        case .character("!") where state.lastError != nil:
+            state.overlay = .message
+            return []
         case .paste(let text) where text.count > state.lookupInput.maxLength:
             ConsoleReducer.toast(&state, "The paste was \(text.count) characters; the field keeps \(state.lookupInput.maxLength).", isError: true)
             _ = state.lookupInput.handle(key)

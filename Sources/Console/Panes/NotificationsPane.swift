@@ -87,7 +87,7 @@ enum NotificationsPane {
                            state.testNotification.map { !$0.finished } == true ? "A test notification is on its way; its result shows below." : nil
                        },
                        perform: { state, _ in requestTest(&state) }),
-        ConsoleCommand(.notificationsFailures, "Failures only", keys: [.character("f")], context: .notifications, inFooter: true) { state, _ in
+        ConsoleCommand(.notificationsFailures, "Undelivered only", keys: [.character("f")], context: .notifications, inFooter: true) { state, _ in
             state.notificationFilters.onlyFailures.toggle()
             return load(&state)
         },
@@ -179,7 +179,7 @@ enum NotificationsPane {
         ColonCommand(["type"], usage: ":type DID_RENEW", "Notifications of one type", perform: filter),
         ColonCommand(["subtype"], usage: ":subtype GRACE_PERIOD", "Notifications of one subtype of the chosen type", perform: filter),
         ColonCommand(["txn"], usage: ":txn ID", "Notifications about one transaction", perform: filter),
-        ColonCommand(["failures"], usage: ":failures", "Only notifications with failed attempts (toggles)", perform: filter),
+        ColonCommand(["failures"], usage: ":failures", "Only notifications that never reached the server, retries pending included (toggles)", perform: filter),
         ColonCommand(["all"], usage: ":all", "Clear the notification filters", perform: filter),
     ]
 
@@ -220,6 +220,8 @@ enum NotificationsPane {
             f.subtype = argument.isEmpty ? nil : subtype
         case "txn":
             f.transactionId = argument.isEmpty ? nil : argument
+            // One customer's notifications are few: look as far back as the summary does.
+            if !argument.isEmpty { f.since = max(f.since, 30 * 86_400 - 3600) }
             f.type = nil
             f.subtype = nil
         case "failures": f.onlyFailures.toggle()

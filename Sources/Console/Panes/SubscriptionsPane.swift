@@ -19,7 +19,14 @@ enum SubscriptionsPane {
         pane: .subscriptions, title: "Subscriptions", shortTitle: "Subs", rowNoun: "subscriptions",
         commands: [
             ConsoleCommand(.subscriptionsExtend, "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true,
-                           unavailable: { state in PaneRows.selected(rows(state), state, .subscriptions) == nil ? "Select a subscription first." : nil },
+                           unavailable: { state in
+                               guard let row = PaneRows.selected(rows(state), state, .subscriptions) else { return "Select a subscription first." }
+                               // One at a time: a second extension sent before the first is answered would add up unseen.
+                               if state.extensionsInFlight.values.contains(where: { $0.target.originalTransactionId == row.originalTransactionId }) {
+                                   return "An extension of this subscription is waiting for Apple's answer; its result shows here first."
+                               }
+                               return nil
+                           },
                            perform: { state, _ in ExtendReducer.open(&state) }),
         ],
         rowCount: { rows($0).count },

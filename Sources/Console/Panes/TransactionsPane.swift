@@ -101,7 +101,14 @@ enum TransactionsPane {
                 return []
             }
             q.productTypes = argument.isEmpty ? [] : [kind]
-        case "sort": q.sort = argument.lowercased().hasPrefix("asc") ? .ascending : .descending
+        case "sort":
+            switch argument.lowercased() {
+            case "asc", "ascending", "oldest": q.sort = .ascending
+            case "", "desc", "descending", "newest": q.sort = .descending
+            default:
+                ConsoleReducer.fail(&state, DisplayError(summary: ":sort takes asc (oldest first) or desc (newest first)."))
+                return []
+            }
         case "from", "to":
             var date: Date?
             if !argument.isEmpty {
@@ -116,14 +123,20 @@ enum TransactionsPane {
             switch argument.lowercased() {
             case "family", "family-shared": q.inAppOwnershipType = .familyShared
             case "purchased": q.inAppOwnershipType = .purchased
-            default: q.inAppOwnershipType = nil
+            case "", "all": q.inAppOwnershipType = nil
+            default:
+                ConsoleReducer.fail(&state, DisplayError(summary: ":ownership takes family, purchased or all."))
+                return []
             }
         case "group": q.subscriptionGroupIdentifiers = argument.isEmpty ? [] : [argument]
         case "revoked":
             switch argument.lowercased() {
             case "yes", "true": q.revoked = true
             case "no", "false": q.revoked = false
-            default: q.revoked = nil
+            case "", "all": q.revoked = nil
+            default:
+                ConsoleReducer.fail(&state, DisplayError(summary: ":revoked takes yes, no or all."))
+                return []
             }
         default: q = TransactionHistoryQuery(sort: .descending)
         }

@@ -26,7 +26,7 @@ enum CommandLine {
             OverlayCommands.openHelp(&state)
             return []
         },
-        ColonCommand(["quit", "q", "exit"], usage: ":quit", "Quit") { state, _, _ in
+        ColonCommand(["quit", "q", "exit"], usage: ":quit", "Quit", unavailable: GlobalCommands.writeInFlight) { state, _, _ in
             state.shouldQuit = true
             return [.quit]
         },
@@ -81,6 +81,7 @@ enum CommandLine {
         guard let verb = parts.first?.lowercased() else { return [] }
         // A new command replaces the last one's error; a failing one sets its own.
         state.lastError = nil
+        state.toasts.removeAll(where: \.isError)
         let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
         guard let command = ActionRegistry.colonCommand(named: verb) else {
             ConsoleReducer.fail(&state, DisplayError(

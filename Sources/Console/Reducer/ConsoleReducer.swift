@@ -76,6 +76,14 @@ public enum ConsoleReducer {
             return [.quit]
         }
         if key == .resize { return [] }
+        if state.screenWidth < ConsoleView.minimumWidth || state.screenHeight < ConsoleView.minimumHeight {
+            // Nothing can be read on a terminal this small, so nothing but q acts.
+            if key == .character("q"), GlobalCommands.writeInFlight(state) == nil {
+                state.shouldQuit = true
+                return [.quit]
+            }
+            return []
+        }
         if state.overlay != nil { return OverlayCommands.handle(&state, key) }
         switch state.focus {
         case .commandLine: return CommandLine.handleKey(&state, key)
@@ -187,6 +195,8 @@ public enum ConsoleReducer {
     }
 
     static func toast(_ state: inout ConsoleState, _ text: String, isError: Bool = false, lasting ticks: Int? = nil) {
+        // The same words again replace the last ones instead of piling up.
+        state.toasts.removeAll { $0.text == text }
         state.toasts.append(ToastMessage(text: text, isError: isError, expiresAtTick: state.tick + (ticks ?? (isError ? 40 : 25))))
         if state.toasts.count > 3 { state.toasts.removeFirst(state.toasts.count - 3) }
     }

@@ -13,9 +13,10 @@ enum CustomerReducer {
             var effects = begin(&state, query: order) + remember(&state, order)
             state.customer?.order = .loading
             guard state.environment == .production else {
-                state.customer?.order = .failed(DisplayError(
+                noCustomer(&state, DisplayError(
                     summary: "Look Up Order ID is available in Production only: Apple offers no order lookup in Sandbox.",
-                    hint: "Switch with :env production, or look up a transaction ID instead (Sandbox purchases show theirs in the device's purchase history)."))
+                    hint: "Switch with :env production, or look up a transaction ID instead (Sandbox purchases show theirs in the device's purchase history).",
+                    environment: .sandbox))
                 return effects
             }
             let request = start(&state, "Look Up Order ID \(order)")
@@ -89,6 +90,22 @@ enum CustomerReducer {
         return open.map { .cancel(request: $0) }
     }
 
+    /// Nothing can be found for this lookup: every part says why, so no pane shows empty
+    /// headings or "no subscriptions" for a customer that does not exist.
+    static func noCustomer(_ state: inout ConsoleState, _ error: DisplayError) {
+        guard var customer = state.customer else { return }
+        if !customer.order.isLoaded { customer.order = .failed(error) }
+        customer.transaction = .failed(error)
+        customer.subscriptions = .failed(error)
+        customer.refunds = .failed(error)
+        customer.history = .failed(error)
+        customer.notifications = .failed(error)
+        customer.appTransaction = .failed(error)
+        state.customer = customer
+        state.transactionsPane = .failed(error)
+        state.lastError = error
+    }
+
     static func markCancelled(_ state: inout ConsoleState) {
         let cancelled = PaneReducer.cancelled
         guard var customer = state.customer else { return }
@@ -118,6 +135,10 @@ enum CustomerReducer {
                     state.customer?.environment = .production
                     return loadCustomer(&state, anchor: first, includeTransaction: false)
                 }
+                noCustomer(&state, DisplayError(
+                    summary: "Apple has no purchases under order ID \(order.orderId).",
+                    hint: "Read the order ID again from the customer's receipt e-mail (such as MK5TTTVWJH), or look up a transaction ID.",
+                    environment: .production))
             }
         case .transaction(let request, let result):
             guard isCurrent(state, request) else { return [] }

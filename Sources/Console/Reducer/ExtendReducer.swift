@@ -57,15 +57,19 @@ enum ExtendReducer {
     }
 
     static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review") { state, _ in
+        ConsoleCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review",
+                       unavailable: { state in
+                           // Apple allows two a year: the count must be known (or known to be unknown) first.
+                           state.extendForm?.earlier.isLoading == true ? "Counting earlier extensions first; Enter works once they are counted." : nil
+                       }) { state, _ in
             edit(&state) { form in review(&form) }
         },
         ConsoleCommand(.extendCancel, "Cancel", keys: [.escape], context: .extendForm, inFooter: true) { state, _ in cancel(&state) },
         ConsoleCommand(.extendLonger, "One day more", keys: [.up], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
-            edit(&state) { form in form.days = TextInputState(text: String(min(90, (form.dayCount ?? 0) + 1)), maxLength: 2); return [] }
+            edit(&state) { form in form.days = TextInputState(text: String(min(90, max(0, form.typedDays ?? 0) + 1)), maxLength: 2); return [] }
         },
         ConsoleCommand(.extendShorter, "One day fewer", keys: [.down], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
-            edit(&state) { form in form.days = TextInputState(text: String(max(1, (form.dayCount ?? 2) - 1)), maxLength: 2); return [] }
+            edit(&state) { form in form.days = TextInputState(text: String(max(1, min(91, form.typedDays ?? 2) - 1)), maxLength: 2); return [] }
         },
         ConsoleCommand(.extendPreviousReason, "Previous reason", keys: [.left, .character("[")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
             edit(&state) { form in form.reason = cycled(form.reason, by: -1); return [] }
@@ -74,7 +78,10 @@ enum ExtendReducer {
             edit(&state) { form in form.reason = cycled(form.reason, by: 1); return [] }
         },
         ConsoleCommand(.extendSend, "Send the extension", keys: [.enter, .character("y")], context: .extendConfirm, dangerous: true, inFooter: true,
-                       footerLabel: "Send") { state, _ in send(&state) },
+                       footerLabel: "Send",
+                       unavailable: { state in
+                           ExtendOverlay.fits(state) ? nil : "Not sent: the confirmation does not fit this \(state.screenWidth)x\(state.screenHeight) terminal. Enlarge it to read what would be sent."
+                       }) { state, _ in send(&state) },
         ConsoleCommand(.extendBack, "Back to the form", keys: [.escape, .character("n")], context: .extendConfirm, inFooter: true, footerLabel: "Back") { state, _ in
             edit(&state) { form in form.confirming = false; return [] }
         },

@@ -15,8 +15,15 @@ extension CommandID {
 
 /// Commands that work in every pane.
 enum GlobalCommands {
+    /// q waits for a write's answer; Ctrl-C always quits.
+    static func writeInFlight(_ state: ConsoleState) -> String? {
+        guard !state.extensionsInFlight.isEmpty else { return nil }
+        return "An extension is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger and is re-sent with its identifier at the next start."
+    }
+
     static let all: [ConsoleCommand] = [
-        ConsoleCommand(.appQuit, "Quit", keys: [.character("q"), .control("c")], context: .global, inFooter: true) { state, _ in
+        ConsoleCommand(.appQuit, "Quit", keys: [.character("q"), .control("c")], context: .global, inFooter: true,
+                       unavailable: writeInFlight) { state, _ in
             state.shouldQuit = true
             return [.quit]
         },

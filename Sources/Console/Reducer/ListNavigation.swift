@@ -32,6 +32,8 @@ enum ListNavigation {
         },
         ConsoleCommand(.listFilter, "Filter rows", keys: [.character("/")], context: .list, inFooter: true,
                        unavailable: { state in state.current.isList ? nil : "\(state.current.title) has no rows to filter." }) { state, _ in
+            // The filter narrows the list: a detail view open over it closes.
+            state.lists[state.pane]?.detailOpen = false
             state.focus = .filter
             state.filterInput = TextInputState(text: state.filters[state.pane] ?? "", maxLength: 128)
             return []

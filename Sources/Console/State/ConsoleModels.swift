@@ -88,6 +88,8 @@ public enum Loadable<Value: Sendable>: Sendable {
         return false
     }
 
+    public var isLoaded: Bool { value != nil }
+
     public var error: DisplayError? {
         if case .failed(let error) = self { return error }
         return nil
@@ -149,9 +151,21 @@ public enum IDKind: Sendable, Equatable {
     case transactionId(String)
     case invalid(String)
 
+    /// "Order ID: MK5TTTVWJH" as pasted from a receipt, or "#2000…": the ID without its label.
+    static func withoutLabel(_ text: String) -> String {
+        var rest = Substring(text)
+        for label in ["order id", "order", "transaction id", "original transaction id", "transaction", "id"] {
+            if rest.lowercased().hasPrefix(label) {
+                let after = rest.dropFirst(label.count)
+                if after.first == ":" || after.first == " " || after.first == "#" { rest = after; break }
+            }
+        }
+        return String(rest.drop { $0 == ":" || $0 == "#" || $0 == " " }).trimmingCharacters(in: .whitespaces)
+    }
+
     /// Order IDs mix capital letters and digits (MK5TTTVWJH); transaction IDs are digits only.
     public static func classify(_ raw: String) -> IDKind {
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = withoutLabel(raw.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !text.isEmpty else { return .invalid("Type an order ID (such as MK5TTTVWJH) or a transaction ID.") }
         let shown: String = text.count > 24 ? String(text.prefix(20)) + "…" : text
         guard text.count <= 40 else {

@@ -88,6 +88,9 @@ public struct ExtendForm: Sendable, Equatable {
     public var confirming = false
     public var error: String?
 
+    /// The number typed, in range or not (95 steps down to 90, not to 1).
+    public var typedDays: Int? { Int(days.text) }
+
     public var dayCount: Int? {
         guard let value = Int(days.text), (1...90).contains(value) else { return nil }
         return value

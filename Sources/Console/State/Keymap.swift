@@ -15,18 +15,23 @@ public struct Keymap: Sendable {
         return nil
     }
 
-    /// "list.down and list.up both use k in Lists": keys two commands of one context share.
+    /// "list.down and list.top both use g (Lists)": keys two commands share where both can be
+    /// active at once: in one context, or one of them in a context that is always on (everywhere,
+    /// lists, detail views) and the other in a pane. A dialog's and a text field's keys are their own.
     public var conflicts: [String] {
+        let dialogs = Set(OverlayCommands.all.map(\.context))
+        let alwaysOn: Set<ActionContext> = [.global, .list, .detail]
+        func together(_ a: ActionContext, _ b: ActionContext) -> Bool {
+            if a == b { return true }
+            if dialogs.contains(a) || dialogs.contains(b) || a == .input || b == .input { return false }
+            return alwaysOn.contains(a) || alwaysOn.contains(b)
+        }
         var found: [String] = []
-        var contexts: [ActionContext] = []
-        for command in commands where !contexts.contains(command.context) { contexts.append(command.context) }
-        for context in contexts {
-            let inContext = commands.filter { $0.context == context }
-            for (index, command) in inContext.enumerated() {
-                for other in inContext[(index + 1)...] {
-                    for key in command.keys where other.keys.contains(key) {
-                        found.append("\(command.id.rawValue) and \(other.id.rawValue) both use \(key.name) in \(context.name)")
-                    }
+        for (index, command) in commands.enumerated() {
+            for other in commands[(index + 1)...] where together(command.context, other.context) {
+                for key in command.keys where other.keys.contains(key) {
+                    let place = command.context == other.context ? command.context.name : "\(command.context.name) and \(other.context.name)"
+                    found.append("\(command.id.rawValue) and \(other.id.rawValue) both use \(key.name) (\(place))")
                 }
             }
         }

@@ -34,7 +34,10 @@ public enum PaneRows {
 
     static func searchText(_ row: VerifiedTransaction) -> String {
         guard let t = row.payload else { return "" }
-        return [t.transactionId, t.originalTransactionId, t.productId, t.type?.label, t.revocationType?.label, t.inAppOwnershipType?.label]
+        // What the rows show is what can be searched: IDs, product, type, dates, price, revocation.
+        return [t.transactionId, t.originalTransactionId, t.productId, t.type?.label, t.revocationType?.label, t.inAppOwnershipType?.label,
+                t.revocationReason?.label, DisplayFormat.date(t.purchaseDate), t.revocationDate.map { DisplayFormat.date($0) },
+                DisplayFormat.money(t.price, t.currency)]
             .compactMap { $0 }.joined(separator: " ")
     }
 

@@ -110,7 +110,9 @@ public enum ConsoleView {
         // A dialog takes the keys while it is open: the footer says its keys, not the pane's.
         if let context = OverlayCommands.context(state) { return hints(state, [context]) }
         switch state.focus {
-        case .paneInput, .commandLine, .filter:
+        case .commandLine:
+            return hints(state, [.input]).filter { $0.label != "Recent IDs" } + [("Tab", "Complete"), ("Esc", "Leave field")]
+        case .paneInput, .filter:
             return hints(state, [.input]) + [("Esc", "Leave field"), ("Tab", "Next pane")]
         case .content:
             var contexts = ConsoleReducer.contexts(state)

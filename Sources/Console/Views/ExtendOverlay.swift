@@ -5,7 +5,18 @@ import TerminalUI
 /// The renewal-extension form, then the exact request it will send, for the agent to confirm.
 enum ExtendOverlay {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        guard let form = state.extendForm else { return }
+        modal(state, theme)?.render(in: area, buffer: &buffer)
+    }
+
+    /// Whether the whole dialog shows on the terminal as it is now: a confirmation cut short is
+    /// never sent, since the agent could not read what would go.
+    static func fits(_ state: ConsoleState) -> Bool {
+        guard let modal = modal(state, .fallback) else { return false }
+        return modal.fits(in: Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight))
+    }
+
+    static func modal(_ state: ConsoleState, _ theme: Theme) -> Modal? {
+        guard let form = state.extendForm else { return nil }
         var lines: [[Paragraph.Span]] = []
         func row(_ name: String, _ value: String, _ role: ThemeRole = .modal) {
             lines.append([.init(name.padding(toLength: 18, withPad: " ", startingAt: 0), theme[.muted]), .init(value, theme[role])])
@@ -50,7 +61,7 @@ enum ExtendOverlay {
         } else {
             lines.append([.init("Enter review · Esc cancel", theme[.footerKey])])
         }
-        Modal(title: form.confirming ? "Confirm renewal extension" : "Extend renewal date", lines: lines, style: theme[.modal],
-              borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76).render(in: area, buffer: &buffer)
+        return Modal(title: form.confirming ? "Confirm renewal extension" : "Extend renewal date", lines: lines, style: theme[.modal],
+                     borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76)
     }
 }

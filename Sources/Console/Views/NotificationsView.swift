@@ -9,9 +9,9 @@ enum NotificationsView {
         var filters = ["last \(describe(f.since))"]
         if let type = f.type { filters.append("type \(type.rawValue)\(f.subtype.map { "/\($0.rawValue)" } ?? "")") }
         if let txn = f.transactionId { filters.append("customer \(txn)") }
-        if f.onlyFailures { filters.append("failures only") }
+        if f.onlyFailures { filters.append("undelivered only") }
         let count = state.notificationsPane.value?.count
-        buffer.write(truncating: "\(count.map { "\($0) notifications · " } ?? "")\(filters.joined(separator: " · "))  (f failures, d range, :type, :txn, :since)",
+        buffer.write(truncating: "\(count.map { DisplayFormat.count($0, "notification") + " · " } ?? "")\(filters.joined(separator: " · "))  (f undelivered, d range, :type :txn :since)",
                      x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = Panes.description(.notifications).table(state, area) ?? area
         if let test = state.testNotification {

@@ -14,6 +14,11 @@ enum PaneViews {
             detail(state, theme, inner, &buffer)
         } else {
             state.current.render(state, theme, inner, &buffer)
+            if let filter = state.filters[state.pane], PaneRows.count(state, state.pane) == 0, PaneRows.total(state, state.pane) > 0,
+               let table = state.current.table(state, inner), table.height > 1 {
+                buffer.write(truncating: "No \(state.current.rowNoun ?? "row") match \"\(filter)\". / changes the filter, Esc clears it.",
+                             x: table.x, y: table.y + 1, width: table.width, style: theme[.muted])
+            }
         }
     }
 

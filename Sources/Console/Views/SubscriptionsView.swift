@@ -23,12 +23,22 @@ enum SubscriptionsView {
             let role: ThemeRole = row.status == .active ? .success : (row.status == .expired || row.status == .revoked ? .error : .warning)
             let ok = row.transaction?.status.isVerified != false && row.renewal?.status.isVerified != false
             let status = (row.status?.label ?? "-") + (SubscriptionOffer.short(row).map { " · \($0)" } ?? "")
-            return ([row.groupIdentifier, t?.productId ?? "-", status, DisplayFormat.day(r?.renewalDate ?? t?.expiresDate),
+            return ([row.groupIdentifier, t?.productId ?? "-", status, DisplayFormat.day(endDate(row)),
                      r?.autoRenewStatus == .on ? "on" : "off", ok ? "✓" : "✗"], theme[role])
         }.render(in: table, buffer: &buffer)
         let panel = Rect(x: area.x, y: table.bottom, width: area.width, height: area.bottom - table.bottom)
         guard rows.indices.contains(list.selected), panel.height > 2 else { return }
         renewalPanel(rows[list.selected], theme, panel, &buffer)
+    }
+
+    /// When the subscription renews, or, once it has ended, when it ended.
+    static func endDate(_ row: SubscriptionRow) -> Date? {
+        let t = row.transaction?.payload
+        switch row.status {
+        case .revoked: return t?.revocationDate ?? t?.expiresDate
+        case .expired: return t?.expiresDate
+        default: return row.renewal?.payload?.renewalDate ?? t?.expiresDate
+        }
     }
 
     /// Renewal info of the selected subscription, in words.
@@ -42,7 +52,12 @@ enum SubscriptionsView {
         }
         field("Current period", SubscriptionOffer.current(row).map { $0.prefix(1).uppercased() + $0.dropFirst() }, .info)
         field("Auto-renew", r?.autoRenewStatus.map { $0 == .on ? "on, to \(r?.autoRenewProductId ?? "-")" : "off" })
-        field("Renewal date", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
+        if row.status == .expired || row.status == .revoked {
+            // Nothing renews: the date that matters is when it ended.
+            field(row.status == .revoked ? "Revoked" : "Expired", endDate(row).map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" }, .warning)
+        } else {
+            field("Renewal date", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
+        }
         field("Renewal price", r?.renewalPrice.map { DisplayFormat.money($0, r?.currency) })
         field("Expiration intent", r?.expirationIntent?.label, .warning)
         field("Billing retry", r?.isInBillingRetryPeriod == true ? "Apple is retrying the charge" : nil, .warning)

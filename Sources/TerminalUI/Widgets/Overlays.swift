@@ -24,6 +24,14 @@ public struct Modal: Widget {
         return area.centered(width: min(width, area.width - 2), height: min(wanted, area.height - 2))
     }
 
+    /// Whether every line shows in `area`, none cut off at the bottom.
+    public func fits(in area: Rect) -> Bool {
+        let innerWidth = min(width, area.width - 2) - 4
+        guard innerWidth >= 1 else { return false }
+        let wanted = height > 0 ? height : Paragraph(lines: lines).layout(width: innerWidth).count + 2
+        return wanted <= area.height - 2
+    }
+
     public func render(in area: Rect, buffer: inout Buffer) {
         let box = frame(in: area)
         guard box.width >= 4, box.height >= 3 else { return }

@@ -43,6 +43,10 @@ struct ConsoleCommand: AsyncParsableCommand {
     func validate() throws {
         guard let word = unknown.first else { return }
         let commands = IAPDesk.configuration.subcommands.map { $0._commandName }
+        if commands.contains(word) {
+            // `iapdesk --demo transaction ID`: options before the command are read as the console's.
+            throw ValidationError("Options go after the command: iapdesk \(word) … \(CommandLine.arguments.dropFirst().prefix { $0 != word }.joined(separator: " ")). See iapdesk \(word) --help.")
+        }
         throw ValidationError("iapdesk has no command \"\(word)\". Commands: \(commands.joined(separator: ", ")). See iapdesk --help.")
     }
 
