@@ -56,8 +56,8 @@ enum CustomerPane {
             state.overlay = .message
             return []
         case .paste(let text) where text.count > state.lookupInput.maxLength:
-            ConsoleReducer.toast(&state, "The paste was \(text.count) characters; the field keeps \(state.lookupInput.maxLength).", isError: true)
-            _ = state.lookupInput.handle(key)
+            // No ID is that long: a cut-off piece of it would only be looked up by mistake.
+            ConsoleReducer.toast(&state, "Nothing pasted: \(text.count) characters is no ID (order IDs have up to 20, transaction IDs up to 40).", isError: true)
             return []
         default:
             return TextFields.handle(&state, key, field: \.lookupInput) { state in CustomerReducer.submit(&state, state.lookupInput.text) }
