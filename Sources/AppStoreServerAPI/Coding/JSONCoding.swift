@@ -26,10 +26,14 @@ public enum AppStoreJSON {
         return encoder
     }
 
+    /// One decoder for every decode: its options never change, and making one per call costs more
+    /// than decoding a small payload.
+    private static let shared = decoder()
+
     /// Decodes `type`, turning Foundation's errors into one that names the JSON path.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(JSONDecodeFailure) -> T {
         do {
-            return try decoder().decode(type, from: data)
+            return try shared.decode(type, from: data)
         } catch let error as DecodingError {
             throw JSONDecodeFailure(error, typeName: String(describing: type))
         } catch {
