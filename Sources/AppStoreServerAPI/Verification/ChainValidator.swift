@@ -39,13 +39,21 @@ final class ChainValidator: Sendable {
     /// are not checked here (see `checkValidity`).
     func trustedHeader(_ segment: Substring) -> TrustedHeader? {
         guard caches else { return nil }
-        let length = segment.utf8.count
-        return headers.withLock { entries -> TrustedHeader? in
-            guard let index = entries.firstIndex(where: { $0.segment.utf8.count == length && $0.segment.utf8.elementsEqual(segment.utf8) }) else {
-                return nil
+        var segment = segment
+        return segment.withUTF8 { bytes in
+            headers.withLock { entries -> TrustedHeader? in
+                guard let index = entries.firstIndex(where: { Self.sameBytes($0.segment, bytes) }) else { return nil }
+                if index != 0 { entries.insert(entries.remove(at: index), at: 0) }
+                return entries[0]
             }
-            if index != 0 { entries.insert(entries.remove(at: index), at: 0) }
-            return entries[0]
+        }
+    }
+
+    /// Whether `text` is exactly `bytes` (one memcmp, not a walk through the characters).
+    static func sameBytes(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var text = text
+        return text.withUTF8 { own in
+            own.count == bytes.count && (own.count == 0 || memcmp(own.baseAddress!, bytes.baseAddress!, own.count) == 0)
         }
     }
 
