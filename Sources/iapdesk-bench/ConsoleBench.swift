@@ -49,19 +49,31 @@ enum ConsoleBench {
         print("console_frame_10k_rows_p99: \(Int(timings[timings.count * 99 / 100])) microseconds")
     }
 
-    /// Draws the table through ncurses on a pseudo-terminal and counts the bytes of a one-row move.
+    /// Bytes of a one-row selection move and of a one-row scroll, with ncurses' scroll regions
+    /// (the default) and without, to show what they save.
     static func measureScrollBytes() throws {
+        guard let with = try scrollBytes(scrollRegions: true), let without = try scrollBytes(scrollRegions: false) else { return }
+        print("console_first_frame_bytes: \(with.first) bytes")
+        print("console_select_one_row_bytes: \(with.select) bytes")
+        print("console_scroll_one_row_bytes: \(with.scroll) bytes")
+        print("console_first_frame_bytes_without_scroll_regions: \(without.first) bytes")
+        print("console_scroll_one_row_bytes_without_scroll_regions: \(without.scroll) bytes")
+    }
+
+    /// Draws the table through ncurses on a pseudo-terminal: the first frame, the median of 20
+    /// selection moves inside the view, then the median of 20 moves that scroll the view by one row.
+    static func scrollBytes(scrollRegions: Bool) throws -> (first: Int, select: Int, scroll: Int)? {
         let master = posix_openpt(O_RDWR | O_NOCTTY)
         guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
             print("console_scroll_one_row_bytes: unavailable (no pseudo-terminal)")
-            return
+            return nil
         }
         var size = winsize(ws_row: 36, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0)
         _ = ioctl(master, UInt(TIOCSWINSZ), &size)
         let slavePath = String(cString: name)
         guard let output = fopen(slavePath, "r+"), let input = fopen(slavePath, "r") else {
             print("console_scroll_one_row_bytes: unavailable (cannot open \(slavePath))")
-            return
+            return nil
         }
         _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
         func drain() -> Int {
@@ -75,25 +87,29 @@ enum ConsoleBench {
             return total
         }
         setenv("TERM", "xterm-256color", 1)
-        let backend = try CursesBackend(terminal: (type: "xterm-256color", input: input, output: output, outputFD: fileno(output)))
+        let backend = try CursesBackend(
+            terminal: (type: "xterm-256color", input: input, output: output, outputFD: fileno(output)), scrollRegions: scrollRegions)
         defer { backend.end() }
         var state = state(rows: 10_000)
         let theme = ((try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback).quantized(colors: max(backend.colors, 8))
         let terminal = Terminal(backend: backend)
         terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
         let firstFrame = drain()
-        var moves: [Int] = []
-        for _ in 0..<20 {
-            _ = ConsoleReducer.reduce(&state, .key(.down))
-            terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
-            moves.append(drain())
+        func moves(_ count: Int) -> [Int] {
+            (0..<count).map { _ in
+                _ = ConsoleReducer.reduce(&state, .key(.down))
+                terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
+                return drain()
+            }.sorted()
         }
-        moves.sort()
-        print("console_first_frame_bytes: \(firstFrame) bytes")
-        print("console_scroll_one_row_bytes: \(moves[moves.count / 2]) bytes")
+        let selects = moves(20)
+        // On to the last visible row: from there each move scrolls the view by one row.
+        _ = moves(40)
+        let scrolls = moves(20)
         fclose(input)
         fclose(output)
         close(master)
+        return (firstFrame, selects[selects.count / 2], scrolls[scrolls.count / 2])
     }
 
     /// Runs `iapdesk demo --exit-after-first-frame` on a pseudo-terminal and times it.

@@ -133,13 +133,34 @@ import Testing
         var faults = DemoFaults()
         faults.latency = 1
         let (server, flags) = try await server(faults)
-        // Some pages arrive (1 s each; 26 in all), then Ctrl-C: room for a loaded machine to get one.
+        // Some pages arrive (1 s each; 26 in all, one after another as --limit fetches them), then
+        // Ctrl-C: room for a loaded machine to get one.
+        let result = try await run(["history", "2000000400003628", "--limit", "1000"] + flags, interruptAfter: 12)
+        let (stdout, stderr) = (result.stdout, result.stderr)
+        #expect(result.status == 130, "\(stderr)")
+        #expect(stdout.contains("partial"), "\(stdout)")
+        let rows = stdout.split(separator: "\n").filter { $0.hasPrefix("2000000") }
+        #expect(rows.count >= 20 && rows.count < 517)
+        #expect(stderr.contains("Partial list: interrupted; the \(rows.count) transactions shown arrived in"))
+        await server.stop()
+    }
+
+    @Test func ctrlCDuringAWindowedFetchPrintsWhatArrived() async throws {
+        var faults = DemoFaults()
+        // Every third request waits 60 s: the first look (requests 1 and 2) and most windows answer,
+        // but the history cannot be complete before Ctrl-C.
+        faults.latency = 60
+        faults.latencyEvery = 3
+        let (server, flags) = try await server(faults)
         let result = try await run(["history", "2000000400003628"] + flags, interruptAfter: 12)
         let (stdout, stderr) = (result.stdout, result.stderr)
         #expect(result.status == 130, "\(stderr)")
         #expect(stdout.contains("partial"), "\(stdout)")
         let rows = stdout.split(separator: "\n").filter { $0.hasPrefix("2000000") }
         #expect(rows.count >= 20 && rows.count < 517)
+        // In order, each once.
+        let ids = rows.map { $0.split(separator: " ")[0] }
+        #expect(Set(ids).count == ids.count)
         #expect(stderr.contains("Partial list: interrupted; the \(rows.count) transactions shown arrived in"))
         await server.stop()
     }

@@ -10,6 +10,9 @@ public struct AppStoreServerClient: Sendable {
     public let timeout: TimeInterval
     /// Longest time one call may take in all, retries and waits included; nil: only `Deadline.current` bounds it.
     public let callTimeout: TimeInterval?
+    /// Keeps requests within Apple's per-endpoint rates; nil: requests go out as they are made.
+    /// Copies of the client (`switching(to:)`) share it.
+    public let rateLimiter: RequestRateLimiter?
     private let signer: RequestTokenSigner
     private let transport: any HTTPTransport
     private let clock: any RetryClock
@@ -26,19 +29,21 @@ public struct AppStoreServerClient: Sendable {
         timeout: TimeInterval = 30,
         callTimeout: TimeInterval? = nil,
         clock: any RetryClock = SystemRetryClock(),
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
+        rateLimiter: RequestRateLimiter? = nil
     ) throws {
         self.init(
             signer: try RequestTokenSigner(credentials: credentials), environment: environment,
             fallbackEnvironment: fallbackEnvironment, transport: transport, retryPolicy: retryPolicy,
-            timeout: timeout, callTimeout: callTimeout, clock: clock, random: random)
+            timeout: timeout, callTimeout: callTimeout, clock: clock, random: random, rateLimiter: rateLimiter)
     }
 
     init(
         signer: RequestTokenSigner, environment: ServerEnvironment, fallbackEnvironment: ServerEnvironment?,
         transport: any HTTPTransport, retryPolicy: RetryPolicy, timeout: TimeInterval, callTimeout: TimeInterval?,
-        clock: any RetryClock, random: @escaping @Sendable () -> Double
+        clock: any RetryClock, random: @escaping @Sendable () -> Double, rateLimiter: RequestRateLimiter?
     ) {
+        self.rateLimiter = rateLimiter
         self.signer = signer
         self.environment = environment
         self.fallbackEnvironment = fallbackEnvironment
@@ -65,7 +70,17 @@ public struct AppStoreServerClient: Sendable {
     public func switching(to environment: ServerEnvironment, fallback: ServerEnvironment? = nil) -> AppStoreServerClient {
         AppStoreServerClient(
             signer: signer, environment: environment, fallbackEnvironment: fallback, transport: transport,
-            retryPolicy: retryPolicy, timeout: timeout, callTimeout: callTimeout, clock: clock, random: random)
+            retryPolicy: retryPolicy, timeout: timeout, callTimeout: callTimeout, clock: clock, random: random,
+            rateLimiter: rateLimiter)
+    }
+
+    /// The same client keeping its requests within `limiter`'s rates (nil: no client-side limit).
+    /// Give every client of one app the same limiter: Apple's limits are per app.
+    public func limited(by limiter: RequestRateLimiter?) -> AppStoreServerClient {
+        AppStoreServerClient(
+            signer: signer, environment: environment, fallbackEnvironment: fallbackEnvironment, transport: transport,
+            retryPolicy: retryPolicy, timeout: timeout, callTimeout: callTimeout, clock: clock, random: random,
+            rateLimiter: limiter)
     }
 
     // MARK: Sending
@@ -91,6 +106,24 @@ public struct AppStoreServerClient: Sendable {
                 try Task.checkCancellation()
             } catch {
                 throw .cancelled
+            }
+            if let rateLimiter {
+                // Waits for the endpoint's next free slot (a request of the last second's worth ageing out, or a 429's pause).
+                let start = rateLimiter.reserve(endpoint.name, in: environment.environment, now: clock.now())
+                let wait = start.timeIntervalSince(clock.now())
+                if wait > 0 {
+                    if let deadline, wait >= deadline.remaining(at: clock.now()) {
+                        attempt -= 1
+                        let limit = rateLimiter.limit(for: endpoint.name, in: environment.environment)
+                        lastError = lastError ?? .invalidRequest("waiting for the rate limit of \(endpoint.name) (\(limit) per second)")
+                        throw deadlinePassed()
+                    }
+                    do {
+                        try await clock.sleep(until: start)
+                    } catch {
+                        throw .cancelled
+                    }
+                }
             }
             // Each attempt gets the usual timeout, or what is left of the deadline if that is less.
             var limit = timeout
@@ -118,6 +151,11 @@ public struct AppStoreServerClient: Sendable {
                     kind: .timedOut, detail: "no complete answer from \(environment.baseURL.host ?? "the server") in \(DeadlineFailure.format(limit))"))
             }
             if let deadline, error.isTimeout, deadline.remaining(at: clock.now()) <= 0 { throw deadlinePassed() }
+            if let rateLimiter, case .server(let failure) = error, failure.status == 429 {
+                // Every request sharing the limiter holds back, not only this one.
+                let until = failure.retryAfter ?? clock.now().addingTimeInterval(retryPolicy.backoff(afterAttempt: attempt, random: 0.5))
+                rateLimiter.pause(endpoint.name, in: environment.environment, until: until)
+            }
             guard attempt < maxAttempts, error.isRetryable, let wait = retryDelay(for: error, afterAttempt: attempt) else {
                 throw error
             }

@@ -35,6 +35,14 @@ public protocol RetryClock: Sendable {
     func now() -> Date
     /// Sleeps, throwing `CancellationError` if the task is cancelled.
     func sleep(seconds: TimeInterval) async throws
+    /// Sleeps until `date` on this clock (a rate limiter's slot); returns at once when it has passed.
+    func sleep(until date: Date) async throws
+}
+
+extension RetryClock {
+    public func sleep(until date: Date) async throws {
+        try await sleep(seconds: date.timeIntervalSince(now()))
+    }
 }
 
 public struct SystemRetryClock: RetryClock {

@@ -29,6 +29,7 @@ public enum AppStoreJSON {
     /// Decodes `type`, turning Foundation's errors into one that names the JSON path.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(JSONDecodeFailure) -> T {
         do {
+            // A decoder per call: one shared by concurrent tasks froze whole test runs here.
             return try decoder().decode(type, from: data)
         } catch let error as DecodingError {
             throw JSONDecodeFailure(error, typeName: String(describing: type))

@@ -14,6 +14,8 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        // A windowed history sends about 30 requests at once; the default of 6 per host would queue them.
+        configuration.httpMaximumConnectionsPerHost = 48
         self.session = URLSession(configuration: configuration)
         self.maximumResponseBytes = maximumResponseBytes
     }

@@ -22,6 +22,63 @@ final class ChainValidator: Sendable {
     private let cache = Mutex<[String: TrustedChain]>([:])
     static let cacheLimit = 64
 
+    /// A JWS header segment that passed: its exact text, what it decoded to, the chain it carries,
+    /// and SHA-256 already run over the segment and its dot (the start of every signing input under it).
+    struct TrustedHeader: Sendable {
+        let segment: String
+        let header: JWSHeader
+        let chain: TrustedChain
+        let prefixHash: SHA256
+    }
+
+    /// Most recently used first; matched on the segment's exact bytes only.
+    private let headers = Mutex<[TrustedHeader]>([])
+    static let headerLimit = 16
+
+    /// The trusted header whose segment is exactly `segment`, if one passed before; its chain's dates
+    /// are not checked here (see `checkValidity`).
+    func trustedHeader(_ segment: Substring) -> TrustedHeader? {
+        guard caches else { return nil }
+        var segment = segment
+        return segment.withUTF8 { bytes in
+            headers.withLock { entries -> TrustedHeader? in
+                guard let index = entries.firstIndex(where: { Self.sameBytes($0.segment, bytes) }) else { return nil }
+                if index != 0 { entries.insert(entries.remove(at: index), at: 0) }
+                return entries[0]
+            }
+        }
+    }
+
+    /// Whether `text` is exactly `bytes` (one memcmp, not a walk through the characters).
+    static func sameBytes(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var text = text
+        return text.withUTF8 { own in
+            own.count == bytes.count && (own.count == 0 || memcmp(own.baseAddress!, bytes.baseAddress!, own.count) == 0)
+        }
+    }
+
+    /// Remembers a header segment whose chain validated (alg ES256 and x5c already checked).
+    func rememberHeader(_ segment: Substring, header: JWSHeader, chain: TrustedChain) {
+        guard caches else { return }
+        var hasher = SHA256()
+        var text = String(segment)
+        text.append(".")
+        text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        let entry = TrustedHeader(segment: String(segment), header: header, chain: chain, prefixHash: hasher)
+        headers.withLock { entries in
+            entries.removeAll { $0.segment == entry.segment }
+            entries.insert(entry, at: 0)
+            if entries.count > Self.headerLimit { entries.removeLast() }
+        }
+    }
+
+    /// A cached chain used at `time`: every certificate must be valid then.
+    func checkValidity(_ chain: TrustedChain, at time: Date) throws(VerificationFailure) {
+        guard time >= chain.validFrom, time <= chain.validUntil else {
+            throw .untrustedChain("a certificate is not valid at \(Self.format(time))")
+        }
+    }
+
     init(roots: [Certificate], caches: Bool = true, strict: Bool = true) {
         self.roots = roots
         self.caches = caches
@@ -37,9 +94,7 @@ final class ChainValidator: Sendable {
     /// the configured roots) at `time`. `cacheKey` identifies the chain, e.g. the JWS header segment.
     func validate(x5c: [String], at time: Date, cacheKey: String) async throws(VerificationFailure) -> TrustedChain {
         if caches, let cached = cache.withLock({ $0[cacheKey] }) {
-            guard time >= cached.validFrom, time <= cached.validUntil else {
-                throw .untrustedChain("a certificate is not valid at \(Self.format(time))")
-            }
+            try checkValidity(cached, at: time)
             return cached
         }
         let chain = try await buildAndValidate(x5c: x5c, at: time)

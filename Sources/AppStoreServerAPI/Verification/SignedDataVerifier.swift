@@ -223,18 +223,34 @@ public struct SignedDataVerifier: Sendable {
         }
         let signedAt = decoded[keyPath: signedDate]
         do {
-            let cacheKey = String(jws.headerSegment)
-            let parsedHeader = try jws.header()
-            header = parsedHeader
-            guard parsedHeader.alg == "ES256" else { throw VerificationFailure.unsupportedAlgorithm(parsedHeader.alg) }
-            guard let x5c = parsedHeader.x5c else { throw VerificationFailure.missingCertificateChain }
-            let chain = try await chains.validate(x5c: x5c, at: signedAt ?? Date(), cacheKey: cacheKey)
+            let chain: ChainValidator.TrustedChain
+            var hasher: SHA256
+            if let trusted = chains.trustedHeader(jws.headerSegment) {
+                // The very header that passed before: same alg and certificates, so only the chain's
+                // dates at this payload's signedDate are left to check, and its hashing is done.
+                header = trusted.header
+                try chains.checkValidity(trusted.chain, at: signedAt ?? Date())
+                chain = trusted.chain
+                hasher = trusted.prefixHash
+            } else {
+                let parsedHeader = try jws.header()
+                header = parsedHeader
+                guard parsedHeader.alg == "ES256" else { throw VerificationFailure.unsupportedAlgorithm(parsedHeader.alg) }
+                guard let x5c = parsedHeader.x5c else { throw VerificationFailure.missingCertificateChain }
+                chain = try await chains.validate(x5c: x5c, at: signedAt ?? Date(), cacheKey: String(jws.headerSegment))
+                chains.rememberHeader(jws.headerSegment, header: parsedHeader, chain: chain)
+                hasher = SHA256()
+                hasher.update(data: Data(jws.headerSegment.utf8))
+                hasher.update(data: Data(".".utf8))
+            }
             subjects = chain.subjects
             let signatureBytes = try jws.signature()
             guard signatureBytes.count == 64,
-                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-                  chain.leafKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
             else { throw VerificationFailure.invalidSignature }
+            var payloadSegment = jws.payloadSegment
+            payloadSegment.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            guard chain.leafKey.isValidSignature(signature, for: hasher.finalize()) else { throw VerificationFailure.invalidSignature }
         } catch let failure as VerificationFailure {
             checks = [.init(.chain, .failed(failure.appleStatus))]
                 + [VerificationCheck.Subject.bundleId, .appAppleId, .environment].map { .init($0, .notMade("the signature did not verify")) }

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import JWTKit
+import Synchronization
 
 /// Checks bearer tokens as Apple does: ES256 with the demo key, kid, iss, aud, bid, a lifetime of
 /// at most 60 minutes, not expired. A token without `iat` is accepted (Apple's Python client sends none).
@@ -9,6 +10,10 @@ struct RequestAuthenticator: Sendable {
     let issuerId: String
     let bundleId: String
     private let keys: JWTKeyCollection
+    /// Tokens whose signature already verified, with their claims: a client sends one token for
+    /// many requests (up to its hour), so the signature is checked once per token, not per request.
+    /// The claims' times are still checked on every request.
+    private let verified = VerifiedTokens()
     static let leeway: TimeInterval = 60
 
     init(publicKey: ES256PublicKey, keyId: String, issuerId: String, bundleId: String) async {
@@ -24,10 +29,15 @@ struct RequestAuthenticator: Sendable {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return "no bearer token" }
         let token = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
         let claims: RequestTokenClaims
-        do {
-            claims = try await keys.verify(token, as: RequestTokenClaims.self)
-        } catch {
-            return "signature, key ID or format rejected"
+        if let known = verified.claims(for: token) {
+            claims = known
+        } else {
+            do {
+                claims = try await keys.verify(token, as: RequestTokenClaims.self)
+            } catch {
+                return "signature, key ID or format rejected"
+            }
+            verified.remember(token, claims)
         }
         let nowSeconds = Int(now.timeIntervalSince1970)
         if claims.aud != RequestTokenSigner.audience { return "wrong audience" }
@@ -41,5 +51,20 @@ struct RequestAuthenticator: Sendable {
             return "lifetime over 60 minutes"
         }
         return nil
+    }
+}
+
+/// Verified tokens by their exact text; a bounded set, emptied when full.
+final class VerifiedTokens: Sendable {
+    private let entries = Mutex<[String: RequestTokenClaims]>([:])
+    static let limit = 256
+
+    func claims(for token: String) -> RequestTokenClaims? { entries.withLock { $0[token] } }
+
+    func remember(_ token: String, _ claims: RequestTokenClaims) {
+        entries.withLock { entries in
+            if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+            entries[token] = claims
+        }
     }
 }

@@ -14,7 +14,12 @@ public final class CursesBackend: Backend {
 
     /// Enters full-screen mode: raw keys, no echo, keypad, 25 ms Esc delay, mouse wheel, bracketed paste.
     /// With `terminal`, draws on that terminal (a pty in benchmarks) instead of standard input and output.
-    public init(terminal: (type: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, outputFD: Int32)? = nil) throws {
+    /// `scrollRegions`: let ncurses move lines that moved (a table scrolled by a row) with the
+    /// terminal's scroll regions and line insert/delete instead of redrawing them (false: redraw).
+    public init(
+        terminal: (type: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, outputFD: Int32)? = nil,
+        scrollRegions: Bool = true
+    ) throws {
         TextWidth.prepareLocale()
         if let terminal {
             guard let screen = newterm(terminal.type, terminal.output, terminal.input) else {
@@ -34,6 +39,8 @@ public final class CursesBackend: Backend {
         noecho()
         nonl()
         keypad(screen, true)
+        // A view scrolled by a few rows then costs the rows that came in, not the whole view.
+        idlok(screen, scrollRegions)
         nodelay(screen, true)
         set_escdelay(25)
         curs_set(0)

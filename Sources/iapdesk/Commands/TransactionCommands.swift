@@ -100,9 +100,19 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: try query())
-            let listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
-                await session.verification.transactions(page.signedTransactions)
+            let historyQuery = try query()
+            let listing: PagedListing<VerifiedPayload<TransactionPayload>>
+            if let limit {
+                // The first N in order: page after page, stopping at the limit.
+                let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: historyQuery)
+                listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
+                    await session.verification.transactions(page.signedTransactions)
+                }
+            } else {
+                // The whole history: date windows fetched at once, within Apple's rate limit.
+                listing = await PagedListing.fetchHistory(session.client, anyTransactionId: id, query: historyQuery) { signed in
+                    await session.verification.transactions(signed)
+                }
             }
             try listing.requireFirstPage()
             let transactions = listing.items

@@ -22,6 +22,29 @@ struct PagedListing<Item: Sendable>: Sendable {
         return listing
     }
 
+    /// A customer's whole history as concurrent date windows (`transactionHistoryConcurrently`),
+    /// merged in the query's order; Ctrl-C keeps what arrived, in that order.
+    static func fetchHistory(
+        _ client: AppStoreServerClient, anyTransactionId: String, query: TransactionHistoryQuery,
+        items: @escaping @Sendable ([String]) async -> [Item]
+    ) async -> PagedListing<Item> {
+        let progress = ProgressLine(noun: "transactions")
+        progress.startTicking()
+        let task = Task {
+            let history = await client.transactionHistoryConcurrently(anyTransactionId: anyTransactionId, query: query) { update in
+                progress.update(pages: update.pages, records: update.received)
+            }
+            var listing = PagedListing()
+            listing.items = await items(history.signedTransactions)
+            listing.pages = history.pages
+            listing.end = history.end
+            return listing
+        }
+        let listing = await Interruption.cancelling(task)
+        progress.finish()
+        return listing
+    }
+
     static func collect<Page: Sendable>(
         _ sequence: PageSequence<Page>, limit: Int?, progress: ProgressLine?, items: @Sendable (Page) async -> [Item]
     ) async -> PagedListing<Item> {
