@@ -14,8 +14,8 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpShouldSetCookies = false
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        // A windowed history sends about 30 requests at once; the default of 6 per host would queue them.
-        configuration.httpMaximumConnectionsPerHost = 48
+        // Foundation's 6 connections per host stay: with 48, concurrent runs of many clients left
+        // requests waiting on stale connections for seconds on Linux's libcurl-based URLSession.
         self.session = URLSession(configuration: configuration)
         self.maximumResponseBytes = maximumResponseBytes
     }
@@ -30,7 +30,7 @@ public final class URLSessionTransport: HTTPTransport {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await session.data(for: urlRequest)
+            (data, response) = try await perform(urlRequest)
         } catch let error as URLError {
             if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
             throw Self.failure(for: error)
@@ -51,6 +51,29 @@ public final class URLSessionTransport: HTTPTransport {
         return HTTPResponse(status: http.statusCode, headers: headers, body: data)
     }
 
+    /// The request as a data task whose cancellation is handed to another queue: a cancel made on
+    /// a task's own thread must never wait there for URLSession's locks (Swift's pool has one
+    /// thread per core, and the async `data(for:)` froze whole runs of concurrent requests).
+    private func perform(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let handle = DataTaskHandle()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                let task = session.dataTask(with: request) { data, response, error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let data, let response {
+                        continuation.resume(returning: (data, response))
+                    } else {
+                        continuation.resume(throwing: URLError(.badServerResponse))
+                    }
+                }
+                handle.start(task)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+    }
+
     static func failure(for error: URLError) -> TransportFailure {
         let host = error.failingURL?.host ?? "server"
         switch error.code {
@@ -66,4 +89,38 @@ public final class URLSessionTransport: HTTPTransport {
         default: return TransportFailure(kind: .other, detail: "\(host): \(error.localizedDescription)")
         }
     }
+}
+
+/// A data task and whether its Swift task was cancelled, whichever comes first.
+private final class DataTaskHandle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var cancelled = false
+
+    func start(_ task: URLSessionDataTask) {
+        lock.lock()
+        self.task = task
+        let cancelled = self.cancelled
+        lock.unlock()
+        task.resume()
+        if cancelled { Self.cancelElsewhere(task) }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = self.task
+        lock.unlock()
+        if let task { Self.cancelElsewhere(task) }
+    }
+
+    private static func cancelElsewhere(_ task: URLSessionDataTask) {
+        let task = UncheckedTask(task)
+        DispatchQueue.global().async { task.value.cancel() }
+    }
+}
+
+private struct UncheckedTask: @unchecked Sendable {
+    let value: URLSessionDataTask
+    init(_ value: URLSessionDataTask) { self.value = value }
 }

@@ -267,25 +267,28 @@ public final class EffectRunner: Sendable {
         }
     }
 
-    /// Up to 2,000 transactions (100 pages), newest changes first unless the query says otherwise.
-    /// `onPage` hears every page but the last, so the list fills while the rest loads and Esc
-    /// keeps what has arrived.
+    /// The whole history, its date windows fetched at once within Apple's rate limits, ordered as
+    /// the query asks. `onPage` hears each page as it arrives (decoded, marked as being verified),
+    /// so the list fills while the rest loads and Esc keeps what has arrived; every row is verified
+    /// once all are in.
     static func history(
         _ anchor: String, _ query: TransactionHistoryQuery, _ services: ConsoleServices,
         onPage: ([VerifiedTransaction], Int) -> Void = { _, _ in }
     ) async -> Result<[VerifiedTransaction], DisplayError> {
-        do {
-            var rows: [VerifiedTransaction] = []
-            var pages = 0
-            for try await page in services.client.transactionHistoryPages(anyTransactionId: anchor, query: query) {
-                for jws in page.signedTransactions ?? [] { rows.append(await services.verification.transaction(jws)) }
-                pages += 1
-                if pages >= 100 || page.hasMore != true { break }
-                onPage(rows, pages)
+        var shown: [String: VerifiedTransaction] = [:]
+        var arrived: [HistoryEntry] = []
+        let fetched = await services.client.transactionHistoryConcurrently(anyTransactionId: anchor, query: query) { progress in
+            for entry in progress.arrived {
+                shown[entry.transactionId] = SignedDataInspector.decodeUnverified(entry.signedTransaction, as: TransactionPayload.self, reason: "being verified")
             }
-            return .success(rows)
-        } catch {
-            return .failure(services.failure(error))
+            arrived += progress.arrived
+            guard progress.windowsDone < progress.windows else { return }
+            onPage(WindowedHistory.ordered(arrived, sort: query.sort).compactMap { shown[$0.transactionId] }, progress.pages)
+        }
+        switch fetched.end {
+        case .failed(let error): return .failure(services.failure(error))
+        case .interrupted: return .failure(DisplayError(summary: "Cancelled."))
+        case .complete, .stopped: return .success(await services.verification.transactions(fetched.signedTransactions))
         }
     }
 
