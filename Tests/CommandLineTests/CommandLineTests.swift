@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import Crypto
 import DemoServer
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs the built `iapdesk` binary and checks what a user or script sees: tables, JSON, exit codes.
@@ -41,23 +42,50 @@ import Testing
         return (process, out, err)
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Run {
+    func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) async throws -> Run {
         let (process, out, err) = Self.process(arguments, environment: environment)
+        return try await Self.launch(process, out, err, stdin: stdin)
+    }
+
+    /// Runs the binary without holding a thread of the concurrency pool while it runs: a blocked
+    /// pool (one thread per core) starves the demo servers and timers of the tests running beside.
+    /// Ctrl-C after `interruptAfter` seconds.
+    static func launch(_ process: Process, _ out: Pipe, _ err: Pipe, stdin: String? = nil, interruptAfter: TimeInterval? = nil) async throws -> Run {
         let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        if stdin != nil { process.standardInput = input }
+        let output = Mutex<(out: Data, err: Data)>((Data(), Data()))
+        let group = DispatchGroup()
+        group.enter()
+        group.enter()
+        group.enter()
+        process.terminationHandler = { _ in group.leave() }
         try process.run()
         if let stdin {
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        DispatchQueue.global().async {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            output.withLock { $0.out = data }
+            group.leave()
+        }
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            output.withLock { $0.err = data }
+            group.leave()
+        }
+        if let interruptAfter {
+            DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+        let (stdout, stderr) = output.withLock { ($0.out, $0.err) }
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
-    @Test func lookupPrintsATable() throws {
-        let result = try run(["lookup", "MK5TTTVWJH", "--demo"])
+    @Test func lookupPrintsATable() async throws {
+        let result = try await run(["lookup", "MK5TTTVWJH", "--demo"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Order MK5TTTVWJH in Demo (Production): 2 transactions"))
         #expect(result.stdout.contains("TRANSACTION"))
@@ -68,8 +96,8 @@ import Testing
         #expect(rows.allSatisfy { $0.hasSuffix("ok") })
     }
 
-    @Test func jsonIsStableForScripts() throws {
-        let result = try run(["lookup", "mk5tttvwjh", "--demo", "--json"])
+    @Test func jsonIsStableForScripts() async throws {
+        let result = try await run(["lookup", "mk5tttvwjh", "--demo", "--json"])
         #expect(result.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(object["orderId"] as? String == "MK5TTTVWJH")
@@ -83,46 +111,46 @@ import Testing
         #expect(first["price"] as? Int == 9990 || first["price"] as? Int == 990)
     }
 
-    @Test func exitCodesAreStable() throws {
-        #expect(try run(["lookup", "ZZZZZZZZZZ", "--demo"]).status == 2)
-        let malformed = try run(["transaction", "12ab", "--demo"])
+    @Test func exitCodesAreStable() async throws {
+        #expect(try await run(["lookup", "ZZZZZZZZZZ", "--demo"]).status == 2)
+        let malformed = try await run(["transaction", "12ab", "--demo"])
         // Refused here, naming the rule, before anything reaches the server.
         #expect(malformed.status == 64)
         #expect(malformed.stderr.contains("a transaction ID digits only"))
-        #expect(try run(["lookup", String(repeating: "A", count: 40), "--demo"]).status == 64)
-        let emoji = try run(["lookup", "🙂", "--demo"])
+        #expect(try await run(["lookup", String(repeating: "A", count: 40), "--demo"]).status == 64)
+        let emoji = try await run(["lookup", "🙂", "--demo"])
         #expect(emoji.status == 64)
         #expect(emoji.stderr.contains("characters no ID has"))
-        let letters = try run(["transaction", "abc", "--demo"])
+        let letters = try await run(["transaction", "abc", "--demo"])
         #expect(letters.status == 64)
         #expect(letters.stderr.contains("an order ID has 6 to 20"))
-        let unknown = try run(["bogus"])
+        let unknown = try await run(["bogus"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("iapdesk has no command \"bogus\""))
-        #expect(try run(["lookup", "MK5TTTVWJH", "--demo", "--environment", "Sandbox"]).status == 64)
-        #expect(try run(["transaction", "2000000499999999", "--demo"]).status == 2)
-        #expect(try run(["history", "1", "--limit", "0", "--demo"]).status == 64)
-        let unconfigured = try run(["lookup", "MK5TTTVWJH"])
+        #expect(try await run(["lookup", "MK5TTTVWJH", "--demo", "--environment", "Sandbox"]).status == 64)
+        #expect(try await run(["transaction", "2000000499999999", "--demo"]).status == 2)
+        #expect(try await run(["history", "1", "--limit", "0", "--demo"]).status == 64)
+        let unconfigured = try await run(["lookup", "MK5TTTVWJH"])
         #expect(unconfigured.status == 3)
         #expect(unconfigured.stderr.contains("issuer_id"))
-        let unconfirmed = try run(["extend", "2000000400000044", "--days", "3", "--reason", "goodwill", "--demo"])
+        let unconfirmed = try await run(["extend", "2000000400000044", "--days", "3", "--reason", "goodwill", "--demo"])
         #expect(unconfirmed.status == 9)
         #expect(unconfirmed.stderr.contains("--yes"))
-        #expect(try run(["extend", "1", "--days", "91", "--reason", "goodwill", "--demo"]).status == 64)
-        #expect(try run(["extend", "1", "--days", "9", "--reason", "because", "--demo", "--yes"]).status == 64)
+        #expect(try await run(["extend", "1", "--days", "91", "--reason", "goodwill", "--demo"]).status == 64)
+        #expect(try await run(["extend", "1", "--days", "9", "--reason", "because", "--demo", "--yes"]).status == 64)
     }
 
-    @Test func writesWithYesAndTheirRefusals() throws {
-        let seeds = try run(["status", "2000000400000044", "--demo", "--json"])
+    @Test func writesWithYesAndTheirRefusals() async throws {
+        let seeds = try await run(["status", "2000000400000044", "--demo", "--json"])
         #expect(seeds.status == 0)
-        let extended = try run(["extend", "2000000400000044", "--days", "3", "--reason", "service-issue", "--demo", "--yes", "--json"])
+        let extended = try await run(["extend", "2000000400000044", "--days", "3", "--reason", "service-issue", "--demo", "--yes", "--json"])
         #expect(extended.status == 0, "\(extended.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(extended.stdout.utf8)) as? [String: Any])
         #expect(object["success"] as? Bool == true)
         #expect(object["effectiveDateMs"] is Int)
     }
 
-    @Test func readOnlyProfileRefusesWrites() throws {
+    @Test func readOnlyProfileRefusesWrites() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ro-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)
         let keyPath = folder.appendingPathComponent("key.p8").path
@@ -139,18 +167,18 @@ import Testing
             read_only = true
             """
         try config.write(to: folder.appendingPathComponent("iapdesk/config.toml"), atomically: true, encoding: .utf8)
-        let refused = try run(["extend", "1", "--days", "3", "--reason", "goodwill", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
+        let refused = try await run(["extend", "1", "--days", "3", "--reason", "goodwill", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(refused.status == 9)
         #expect(refused.stderr.contains("read-only"))
         // A key readable by others is refused with the fix.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
-        let open = try run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
+        let open = try await run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(open.status == 3)
         #expect(open.stderr.contains("chmod 600 \(keyPath)"))
         #expect(!open.stderr.contains("PRIVATE KEY"))
         // Nothing listens on port 9: a transport failure.
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
-        let offline = try run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
+        let offline = try await run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(offline.status == 5)
     }
 
@@ -161,19 +189,19 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("demo-root-\(UUID().uuidString).der")
         try server.rootCertificateDER.write(to: root)
         await server.stop()
-        let ok = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)])
+        let ok = try await run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)])
         #expect(ok.status == 0, "\(ok.stderr)")
         #expect(ok.stdout.contains("== transaction at $"))
         #expect(ok.stdout.contains("Verified"))
         let parts = jws.split(separator: ".")
         let payload = String(decoding: Base64URL.decode(parts[1])!, as: UTF8.self).replacingOccurrences(of: "\"price\":", with: "\"price\":1")
         let tampered = [String(parts[0]), Base64URL.encode(Data(payload.utf8)), String(parts[2])].joined(separator: ".")
-        let bad = try run(["decode", tampered, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
+        let bad = try await run(["decode", tampered, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
         #expect(bad.status == 8)
-        let untrusted = try run(["decode", jws])
+        let untrusted = try await run(["decode", jws])
         #expect(untrusted.status == 8)
         #expect(untrusted.stdout.contains("NOT VERIFIED"))
-        let garbage = try run(["decode", "hello"])
+        let garbage = try await run(["decode", "hello"])
         #expect(garbage.status == 64)
         #expect(garbage.stderr.contains("Not App Store signed data"))
     }
@@ -189,19 +217,19 @@ import Testing
         try server.rootCertificateDER.write(to: root)
         await server.stop()
         let profile = ["--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId)]
-        let webhook = try run(["decode", "-"] + profile, stdin: #"{"signedPayload":"\#(notification)"}"# + "\n")
+        let webhook = try await run(["decode", "-"] + profile, stdin: #"{"signedPayload":"\#(notification)"}"# + "\n")
         #expect(webhook.status == 0, "\(webhook.stdout)\(webhook.stderr)")
         #expect(webhook.stdout.contains("== notification at $.signedPayload\nVerified: "))
         #expect(!webhook.stdout.contains("INVALID_JWT_FORMAT"))
         let body = String(decoding: try AppStoreJSON.encoder().encode(statuses), as: UTF8.self)
-        let answer = try run(["decode"] + profile + ["--json"], stdin: body)
+        let answer = try await run(["decode"] + profile + ["--json"], stdin: body)
         #expect(answer.status == 0, "\(answer.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(answer.stdout.utf8)) as? [String: Any])
         let parts = try #require(object["parts"] as? [[String: Any]])
         #expect(!parts.isEmpty)
         #expect(parts.allSatisfy { ($0["part"] as? String)?.hasPrefix("$.data[") == true })
         #expect(parts.allSatisfy { ($0["verification"] as? [String: Any])?["status"] as? String == "verified" })
-        let nothing = try run(["decode"] + profile, stdin: #"{"hasMore":false}"#)
+        let nothing = try await run(["decode"] + profile, stdin: #"{"hasMore":false}"#)
         #expect(nothing.status == 64)
         #expect(nothing.stderr.contains("no signed data"))
     }
@@ -221,15 +249,15 @@ import Testing
         try server.rootCertificateDER.write(to: root)
         await server.stop()
         // A bundle ID alone is checked; the environment is said not to be.
-        let bundleOnly = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId])
+        let bundleOnly = try await run(["decode", jws, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId])
         #expect(bundleOnly.status == 0, "\(bundleOnly.stderr)")
         #expect(bundleOnly.stdout.contains("bundle ID: checked (\(DemoServer.bundleId))"))
         #expect(bundleOnly.stdout.contains("environment: not given"))
-        let wrongBundle = try run(["decode", jws, "--root-cert", root.path, "--bundle-id", "com.someone.else"])
+        let wrongBundle = try await run(["decode", jws, "--root-cert", root.path, "--bundle-id", "com.someone.else"])
         #expect(wrongBundle.status == 8)
         #expect(wrongBundle.stdout.contains("bundle ID: FAILED"))
         // Renewal info carries no bundle ID: never reported as matching the app.
-        let renewalRun = try run(["decode", renewal, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
+        let renewalRun = try await run(["decode", renewal, "--root-cert", root.path, "--bundle-id", DemoServer.bundleId, "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--json"])
         #expect(renewalRun.status == 0, "\(renewalRun.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(renewalRun.stdout.utf8)) as? [String: Any])
         let part = try #require((object["parts"] as? [[String: Any]])?.first)

@@ -9,36 +9,9 @@ import Testing
 @Suite struct FaultCommandTests {
     let cli = CommandLineTests()
 
-    /// Runs the binary without holding a thread of the concurrency pool while it runs (a blocked
-    /// pool would starve the timers of the other tests), Ctrl-C after `interruptAfter` seconds.
     func run(_ arguments: [String], environment: [String: String] = [:], interruptAfter: TimeInterval? = nil) async throws -> CommandLineTests.Run {
         let (process, out, err) = CommandLineTests.process(arguments, environment: environment)
-        let output = Mutex<(out: Data, err: Data)>((Data(), Data()))
-        let group = DispatchGroup()
-        group.enter()
-        group.enter()
-        group.enter()
-        process.terminationHandler = { _ in group.leave() }
-        try process.run()
-        DispatchQueue.global().async {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            output.withLock { $0.out = data }
-            group.leave()
-        }
-        DispatchQueue.global().async {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            output.withLock { $0.err = data }
-            group.leave()
-        }
-        if let interruptAfter {
-            DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
-        }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            group.notify(queue: .global()) { continuation.resume() }
-        }
-        let (stdout, stderr) = output.withLock { ($0.out, $0.err) }
-        return CommandLineTests.Run(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return try await CommandLineTests.launch(process, out, err, interruptAfter: interruptAfter)
     }
 
     /// A demo server with `faults`, and the flags that reach it as a configured profile would.

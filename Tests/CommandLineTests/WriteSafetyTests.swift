@@ -49,13 +49,9 @@ import Testing
             return (process, out, err)
         }
 
-        func run(_ arguments: [String], withProfile: Bool = true) throws -> CommandLineTests.Run {
+        func run(_ arguments: [String], withProfile: Bool = true) async throws -> CommandLineTests.Run {
             let (process, out, err) = process(arguments, withProfile: withProfile)
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+            return try await CommandLineTests.launch(process, out, err)
         }
 
         /// The subscription's current expiry, read past the faults with a client of the test's own.
@@ -119,7 +115,7 @@ import Testing
         // The server still applies what it received.
         try await Task.sleep(nanoseconds: 2_000_000_000)
 
-        let again = try bench.run(Self.extend)
+        let again = try await bench.run(Self.extend)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(requestIdentifier(in: again.stderr) == identifier, "the second run re-sends the first run's identifier")
         #expect(again.stderr.contains("has no known outcome: re-sending it with the same request identifier"))
@@ -128,7 +124,7 @@ import Testing
         #expect(try effectiveDate(again) == after)
 
         // The ledger holds the intent, the re-send and one outcome, under the command line.
-        let audit = try bench.run(["audit", "--json"], withProfile: false)
+        let audit = try await bench.run(["audit", "--json"], withProfile: false)
         #expect(audit.status == 0, "\(audit.stderr)")
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])
         let writes = try #require(listing["writes"] as? [[String: Any]])
@@ -136,7 +132,7 @@ import Testing
         #expect(writes.first?["requestIdentifier"] as? String == identifier)
         #expect(writes.first?["source"] as? String == "command-line")
         #expect((writes.first?["state"] as? String)?.hasPrefix("applied") == true)
-        #expect(try bench.run(["audit", "--unresolved", "--json"], withProfile: false).stdout.contains(identifier) == false)
+        #expect(try await bench.run(["audit", "--unresolved", "--json"], withProfile: false).stdout.contains(identifier) == false)
     }
 
     @Test func unreadableAnswerSaysItMayHaveBeenAppliedAndARerunAppliesOnce() async throws {
@@ -147,7 +143,7 @@ import Testing
         defer { Task { await bench.stop() } }
         let before = try await bench.expiry()
 
-        let first = try bench.run(Self.extend)
+        let first = try await bench.run(Self.extend)
         #expect(first.status == 5)
         let identifier = try #require(requestIdentifier(in: first.stderr))
         #expect(first.stderr.contains("may have been applied"))
@@ -156,11 +152,11 @@ import Testing
         #expect(!first.stderr.lowercased().contains("base url"), "an unreadable answer to a write is not blamed on the base URL")
 
         // A different write for the same subscription is refused while the first is open.
-        let other = try bench.run(["extend", Self.subscription, "--days", "30", "--reason", "service-issue", "--yes"])
+        let other = try await bench.run(["extend", Self.subscription, "--days", "30", "--reason", "service-issue", "--yes"])
         #expect(other.status == 9)
         #expect(other.stderr.contains(identifier))
 
-        let again = try bench.run(Self.extend)
+        let again = try await bench.run(Self.extend)
         #expect(again.status == 0, "\(again.stderr)")
         #expect(requestIdentifier(in: again.stderr) == identifier)
         #expect(try effectiveDate(again).timeIntervalSince(before) == 7 * 86_400, "Apple's answer to the re-send is the first extension's")
@@ -171,19 +167,19 @@ import Testing
         faults.truncatedEvery = 1
         let bench = try await Bench.start(faults)
         defer { Task { await bench.stop() } }
-        let first = try bench.run(Self.extend)
+        let first = try await bench.run(Self.extend)
         #expect(first.status == 5)
         let identifier = try #require(requestIdentifier(in: first.stderr))
 
         // Same state folder and profile flags, another server: its ledger line belongs to another account.
         let moved = try await Bench.start(DemoFaults(), sharing: bench)
         defer { Task { await moved.server.stop() } }
-        let run = try moved.run(Self.extend)
+        let run = try await moved.run(Self.extend)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(requestIdentifier(in: run.stderr) != identifier)
         #expect(!run.stderr.contains("re-sending"))
         // The first account's write stays open, listed with its own base URL.
-        let open = try moved.run(["audit", "--unresolved", "--json"], withProfile: false)
+        let open = try await moved.run(["audit", "--unresolved", "--json"], withProfile: false)
         #expect(open.stdout.contains(identifier))
         #expect(open.stdout.contains(bench.server.baseURL.absoluteString))
     }
