@@ -3,6 +3,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -31,14 +33,26 @@ public final class NotificationReceiver: Sendable {
         public var readTimeout: Duration = .seconds(10)
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
+        /// HTTPS with this certificate chain and key (PEM files); plain HTTP when nil.
+        public var tls: TLSFiles?
         public var logger = Logger(label: "iapdesk.listen")
 
         public init() {}
     }
 
+    public struct TLSFiles: Sendable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+
+        public init(certificateChainPath: String, privateKeyPath: String) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
     public let configuration: Configuration
     public let port: Int
-    public var url: URL { URL(string: "http://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)\(configuration.path)")! }
+    public var url: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)\(configuration.path)")! }
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let handler: DeliveryHandler
@@ -52,12 +66,14 @@ public final class NotificationReceiver: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = configuration.logger
         logger.logLevel = .critical
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(
+            Int64(configuration.readTimeout.components.seconds) * 1_000_000_000 + configuration.readTimeout.components.attoseconds / 1_000_000_000)))
+        let server = try configuration.tls.map { files in try HTTPServerBuilder.tls(http1, tlsConfiguration: try Self.tlsConfiguration(files)) } ?? http1
         let app = Application(
             responder: CallbackResponder<ReceiverContext> { request, context in
                 await handler.respond(to: request, remoteAddress: context.remoteAddress)
             },
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.readTimeout.components.seconds) * 1_000_000_000
-                + configuration.readTimeout.components.attoseconds / 1_000_000_000))),
+            server: server,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                 availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
@@ -76,6 +92,26 @@ public final class NotificationReceiver: Sendable {
             throw ReceiverError.couldNotBind(host: configuration.host, port: configuration.port)
         }
         return NotificationReceiver(configuration: configuration, port: port, group: group, task: task, handler: handler)
+    }
+
+    /// The server side of TLS from PEM files, each failure saying which file and why.
+    static func tlsConfiguration(_ files: TLSFiles) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        } catch {
+            throw ReceiverError.tls("the certificate \(files.certificateChainPath) cannot be read as PEM (\(error))")
+        }
+        guard !chain.isEmpty else { throw ReceiverError.tls("the certificate file \(files.certificateChainPath) holds no certificate") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        } catch {
+            throw ReceiverError.tls("the private key \(files.privateKeyPath) cannot be read as PEM (\(error))")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
     }
 
     private init(configuration: Configuration, port: Int, group: ServiceGroup, task: Task<Void, any Error>, handler: DeliveryHandler) {
@@ -119,9 +155,11 @@ public final class NotificationReceiver: Sendable {
 
 public enum ReceiverError: Error, CustomStringConvertible {
     case couldNotBind(host: String, port: Int)
+    case tls(String)
 
     public var description: String {
         switch self {
+        case .tls(let why): return "Cannot serve HTTPS: \(why)."
         case .couldNotBind(let host, let port):
             return "Cannot listen on \(host):\(port): the port may be in use or the address not this machine's."
         }

@@ -199,6 +199,64 @@ final class Locked<Value: Sendable>: Sendable {
         await demo.stop()
     }
 
+    /// Runs a tool of the system to its end.
+    static func tool(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, stdout: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let out = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try input.fileHandleForWriting.close()
+        }
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// openssl makes the certificate and curl is the HTTPS client (both in .ci/run's and the README's system packages).
+    @Test(.enabled(if: ["/usr/bin/openssl", "/usr/bin/curl"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }))
+    func listenServesHTTPSWithTheGivenCertificate() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let cert = folder.url.appendingPathComponent("cert.pem").path
+        let key = folder.url.appendingPathComponent("key.pem").path
+        let made = try Self.tool("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+            "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+        ])
+        try #require(made.status == 0, "openssl could not make a test certificate")
+        let demo = try await DemoServer.start()
+        let (running, url) = try await listen(folder: folder, demo: demo, extra: ["--tls-cert", cert, "--tls-key", key])
+        #expect(url.scheme == "https")
+        let body = Notifications.body(try Notifications(demo: demo).payload())
+        let answer = try Self.tool("/usr/bin/curl", [
+            "-sS", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
+            "--data-binary", "@-", url.absoluteString,
+        ], stdin: body)
+        #expect(answer.stdout == "200")
+        // Plain HTTP to the HTTPS port is not answered as a notification.
+        let plain = URL(string: url.absoluteString.replacingOccurrences(of: "https://", with: "http://"))!
+        #expect((try? await Poster.post(body, to: plain))?.status != 200)
+        running.signal(SIGTERM)
+        #expect(try await running.exitStatus() == 0)
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath, create: false)
+        #expect(try await store.notifications(NotificationFilter()).count == 1)
+        try await store.close()
+
+        let wrong = try Running(
+            ["listen", "--address", "127.0.0.1:0", "--store", folder.storePath, "--tls-cert", key + ".missing", "--tls-key", key,
+             "--bundle-id", DemoServer.bundleId, "--environment", "Sandbox"], folder: folder)
+        #expect(try await wrong.exitStatus() == 3)
+        #expect(wrong.stderr.contains("Cannot serve HTTPS: the certificate \(key).missing cannot be read as PEM"))
+        await demo.stop()
+    }
+
     @Test func listenWithoutABundleIDSaysWhatItNeeds() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

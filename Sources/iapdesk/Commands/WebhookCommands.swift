@@ -35,6 +35,8 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Address to listen on (port 0: a free one).", valueName: "host:port"))
     var address: String = "127.0.0.1:8080"
     @Option(name: .long, help: "The path notifications are POSTed to.") var path: String = "/appstore/notifications"
+    @Option(name: .long, help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; needs --tls-key).", valueName: "pem")) var tlsCert: String?
+    @Option(name: .long, help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "pem")) var tlsKey: String?
     @OptionGroup var storeOptions: StoreOptions
     @Option(name: .long, help: "Requests handled at once; the others wait.") var maxConcurrent: Int = 64
     @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds")) var readTimeout: Double = 10
@@ -46,6 +48,7 @@ struct ListenCommand: AsyncParsableCommand {
     func validate() throws {
         guard (try? Self.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
         guard path.hasPrefix("/") else { throw ValidationError("--path must start with /.") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
         guard (1...4096).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be 1 to 4096.") }
         for (name, value) in [("--read-timeout", readTimeout), ("--drain-timeout", drainTimeout)] {
             guard value.isFinite, value > 0, value <= 3600 else { throw ValidationError("\(name) must be more than 0 and at most 3600 seconds.") }
@@ -102,6 +105,9 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxConcurrentRequests = maxConcurrent
             configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
+            if let tlsCert, let tlsKey {
+                configuration.tls = NotificationReceiver.TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
+            }
             let output = ArrivalPrinter(json: global.json, quiet: quiet)
             let receiver: NotificationReceiver
             do {
@@ -109,6 +115,9 @@ struct ListenCommand: AsyncParsableCommand {
             } catch {
                 try? await store.close()
                 await session?.close()
+                if case ReceiverError.tls = error {
+                    throw CLIError("\(error)", hint: "--tls-cert takes the PEM certificate chain, leaf first; --tls-key its PEM private key.", status: .configuration)
+                }
                 throw CLIError("\(error)", hint: "Choose another --address (port 0 picks a free one).", status: .configuration)
             }
             if let demo = session?.demo { demo.webhookURL = receiver.url }
