@@ -152,6 +152,15 @@ public final class SQLiteNotificationStore: NotificationStore {
         try await gate.run { try await self.readUserVersion() }
     }
 
+    /// The journal mode and synchronous level this connection writes with ("wal", 2 = FULL).
+    public func durability() async throws -> (journalMode: String, synchronous: Int) {
+        try await gate.run {
+            let mode = try await self.connection.query("PRAGMA journal_mode").first?.column("journal_mode")?.string ?? ""
+            let level = try await self.connection.query("PRAGMA synchronous").first?.column("synchronous")?.integer ?? -1
+            return (mode, Int(level))
+        }
+    }
+
     /// Marks the file as made by another schema version (tests of the version check).
     public func setUserVersionForTesting(_ version: Int) async throws {
         try await gate.run { _ = try await self.connection.query("PRAGMA user_version = \(version)") }
