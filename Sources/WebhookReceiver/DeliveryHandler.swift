@@ -13,6 +13,7 @@ struct DeliveryHandler: Sendable {
     let store: any NotificationStore
     let onArrival: @Sendable (Arrival) -> Void
     let slots: Slots
+    let forwarder: Forwarder?
 
     init(
         configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
@@ -23,6 +24,7 @@ struct DeliveryHandler: Sendable {
         self.store = store
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
+        self.forwarder = configuration.forward.map(Forwarder.init)
     }
 
     func respond(to request: Request, remoteAddress: String?) async -> Response {
@@ -105,16 +107,35 @@ struct DeliveryHandler: Sendable {
             receivedAt: receivedAt, outcome: .stored, status: 200, milliseconds: 0, notificationUUID: uuid,
             notificationType: delivery.notificationType, subtype: delivery.subtype, verdict: "verified",
             transactionId: delivery.transactionId ?? delivery.originalTransactionId, remoteAddress: remoteAddress)
+        let outcome: RecordOutcome
         do {
-            let outcome = try await store.record(delivery)
-            arrival.outcome = outcome.deliveryCount > 1 ? .duplicate : .stored
-            arrival.deliveryCount = outcome.deliveryCount
-            arrival.milliseconds = Self.milliseconds(since: start)
-            onArrival(arrival)
-            return Response(status: .ok, headers: [:], body: ResponseBody())
+            outcome = try await store.record(delivery)
         } catch {
             return storeFailed(error, arrival: &arrival, start: start)
         }
+        arrival.outcome = outcome.isDuplicate ? .duplicate : .stored
+        arrival.deliveryCount = outcome.deliveryCount
+        var answer = Response(status: .ok, headers: [:], body: ResponseBody())
+        // Stored first: a forward that fails or hangs loses nothing.
+        if let forwarder {
+            let forward = await forwarder.forward(data, notificationUUID: uuid, deliveryCount: outcome.deliveryCount)
+            arrival.forwardResult = forward.summary
+            if forwarder.configuration.mirrorStatus && forward.mirrored != 200 {
+                let status = HTTPResponse.Status(code: forward.mirrored)
+                answer = (200...299).contains(forward.mirrored)
+                    ? Response(status: status, headers: [:], body: ResponseBody())
+                    : Self.error(status, "Stored, but the forward gave \(forward.summary): answered with its status so that it is sent again.")
+                arrival.status = forward.mirrored
+            }
+            let result = ForwardOutcome(
+                result: forward.summary, status: forward.status, milliseconds: forward.milliseconds, answeredStatus: arrival.status,
+                elapsedMilliseconds: Self.milliseconds(since: start))
+            // The notification is stored either way; only the forward's record would be missing.
+            try? await store.recordForward(result, delivery: outcome.deliveryId)
+        }
+        arrival.milliseconds = Self.milliseconds(since: start)
+        onArrival(arrival)
+        return answer
     }
 
     private func storeFailed(_ error: any Error, arrival: inout Arrival, start: ContinuousClock.Instant) -> Response {

@@ -33,6 +33,8 @@ public final class NotificationReceiver: Sendable {
         public var readTimeout: Duration = .seconds(10)
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
+        /// Where each stored notification is sent on to, and whether its answer is the sender's.
+        public var forward: ForwardConfiguration?
         /// HTTPS with this certificate chain and key (PEM files); plain HTTP when nil.
         public var tls: TLSFiles?
         public var logger = Logger(label: "iapdesk.listen")
@@ -185,6 +187,8 @@ public struct Arrival: Sendable, Equatable {
     public var verdict: String
     public var detail: String?
     public var deliveryCount: Int?
+    /// What the forward gave, with --forward-to.
+    public var forwardResult: String?
     public var transactionId: String?
     public var remoteAddress: String?
 }

@@ -7,6 +7,8 @@ public protocol NotificationStore: Sendable {
     /// Stores a verified notification, or counts one more delivery of a notificationUUID already
     /// stored (Apple's retries repeat it). Two concurrent deliveries of one UUID are stored once.
     func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome
+    /// Adds what the forward of a stored delivery gave, and the status finally answered.
+    func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws
     /// Keeps a body that was refused (400), with the reason, so that nothing sent is lost.
     @discardableResult func quarantine(_ body: RefusedDelivery) async throws -> Int64
     /// Stored notifications, newest delivery last.
@@ -42,7 +44,6 @@ public struct NotificationDelivery: Sendable, Equatable {
     public var answeredStatus: Int
     /// Milliseconds from the request's arrival to the durable write.
     public var elapsedMilliseconds: Double
-    public var forwardResult: String?
 
     public init(notificationUUID: String, rawBody: Data, verdict: String, receivedAt: Date, answeredStatus: Int = 200, elapsedMilliseconds: Double = 0) {
         self.notificationUUID = notificationUUID
@@ -54,23 +55,41 @@ public struct NotificationDelivery: Sendable, Equatable {
     }
 }
 
-public enum RecordOutcome: Sendable, Equatable {
-    /// The first delivery of this notificationUUID.
-    case stored(id: Int64)
-    /// Already stored: this was delivery number `deliveries`.
-    case duplicate(id: Int64, deliveries: Int)
+public struct RecordOutcome: Sendable, Equatable {
+    /// The stored notification's row.
+    public var id: Int64
+    /// This delivery's row.
+    public var deliveryId: Int64
+    /// 1 for the first delivery of this notificationUUID, more for a repeat.
+    public var deliveryCount: Int
 
-    public var id: Int64 {
-        switch self {
-        case .stored(let id), .duplicate(let id, _): return id
-        }
+    public init(id: Int64, deliveryId: Int64, deliveryCount: Int) {
+        self.id = id
+        self.deliveryId = deliveryId
+        self.deliveryCount = deliveryCount
     }
 
-    public var deliveryCount: Int {
-        switch self {
-        case .stored: return 1
-        case .duplicate(_, let count): return count
-        }
+    public var isDuplicate: Bool { deliveryCount > 1 }
+}
+
+/// What forwarding a stored notification to the app's own endpoint gave.
+public struct ForwardOutcome: Sendable, Equatable {
+    /// "HTTP 200", "timed out after 10 s", "cannot connect: ...".
+    public var result: String
+    /// The forward's HTTP status, when it answered.
+    public var status: Int?
+    public var milliseconds: Double
+    /// The status answered to the sender after the forward (differs from 200 with --mirror-status).
+    public var answeredStatus: Int
+    /// Milliseconds from the request's arrival to the answer, the forward included.
+    public var elapsedMilliseconds: Double
+
+    public init(result: String, status: Int?, milliseconds: Double, answeredStatus: Int, elapsedMilliseconds: Double) {
+        self.result = result
+        self.status = status
+        self.milliseconds = milliseconds
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
     }
 }
 
@@ -157,6 +176,7 @@ public struct StoredNotification: Sendable, Equatable {
     public var answeredStatus: Int
     public var elapsedMilliseconds: Double
     public var forwardResult: String?
+    public var forwardStatus: Int?
     public var deliveryCount: Int
     /// The ID of its latest delivery: the cursor `--follow` moves along.
     public var lastDeliveryId: Int64
@@ -170,6 +190,8 @@ public struct StoredDelivery: Sendable, Equatable {
     public var answeredStatus: Int
     public var elapsedMilliseconds: Double
     public var forwardResult: String?
+    public var forwardStatus: Int?
+    public var forwardMilliseconds: Double?
 }
 
 public struct QuarantinedDelivery: Sendable, Equatable {

@@ -37,6 +37,7 @@ public final class SQLiteNotificationStore: NotificationStore {
                 answered_status INTEGER NOT NULL,
                 elapsed_ms REAL NOT NULL,
                 forward_result TEXT,
+                forward_status INTEGER,
                 delivery_count INTEGER NOT NULL DEFAULT 1,
                 last_delivery_id INTEGER NOT NULL DEFAULT 0
             )
@@ -49,7 +50,9 @@ public final class SQLiteNotificationStore: NotificationStore {
                 remote_address TEXT,
                 answered_status INTEGER NOT NULL,
                 elapsed_ms REAL NOT NULL,
-                forward_result TEXT
+                forward_result TEXT,
+                forward_status INTEGER,
+                forward_ms REAL
             )
             """,
             """
@@ -216,36 +219,67 @@ public final class SQLiteNotificationStore: NotificationStore {
                 INSERT INTO notifications (
                     notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id,
                     original_transaction_id, product_id, signed_date_ms, verdict, verdict_detail, raw_body, decoded_payload,
-                    first_received_ms, last_received_ms, remote_address, answered_status, elapsed_ms, forward_result
-                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    first_received_ms, last_received_ms, remote_address, answered_status, elapsed_ms
+                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(notification_uuid) DO UPDATE SET
-                    delivery_count = delivery_count + 1, last_received_ms = excluded.last_received_ms
+                    delivery_count = delivery_count + 1, last_received_ms = excluded.last_received_ms,
+                    remote_address = excluded.remote_address, answered_status = excluded.answered_status,
+                    elapsed_ms = excluded.elapsed_ms
                 RETURNING id, delivery_count
                 """,
                 [
                     .text(delivery.notificationUUID), Self.text(delivery.notificationType), Self.text(delivery.subtype),
-                    Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(Int($0)) } ?? .null,
+                    Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
                     Self.text(delivery.transactionId), Self.text(delivery.originalTransactionId), Self.text(delivery.productId),
                     delivery.signedDate.map { .integer(Self.ms($0)) } ?? .null, .text(delivery.verdict), Self.text(delivery.verdictDetail),
                     .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
-                    received, received, Self.text(delivery.remoteAddress), .integer(delivery.answeredStatus),
-                    .float(delivery.elapsedMilliseconds), Self.text(delivery.forwardResult),
+                    received, received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
+                    .float(delivery.elapsedMilliseconds),
                 ])
             guard let row = upserted.first, let id = row.column("id")?.integer, let count = row.column("delivery_count")?.integer else {
                 throw NotificationStoreError.unwritable(path: self.path, reason: "the upsert returned no row")
             }
             let inserted = try await connection.query(
                 """
-                INSERT INTO deliveries (notification_id, received_ms, remote_address, answered_status, elapsed_ms, forward_result)
-                VALUES (?, ?, ?, ?, ?, ?) RETURNING id
+                INSERT INTO deliveries (notification_id, received_ms, remote_address, answered_status, elapsed_ms)
+                VALUES (?, ?, ?, ?, ?) RETURNING id
                 """,
                 [
-                    .integer(id), received, Self.text(delivery.remoteAddress), .integer(delivery.answeredStatus),
-                    .float(delivery.elapsedMilliseconds), Self.text(delivery.forwardResult),
+                    .integer(id), received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
+                    .float(delivery.elapsedMilliseconds),
                 ])
-            let deliveryId = inserted.first?.column("id")?.integer ?? 0
+            guard let deliveryId = inserted.first?.column("id")?.integer else {
+                throw NotificationStoreError.unwritable(path: self.path, reason: "the delivery was not recorded")
+            }
             _ = try await connection.query("UPDATE notifications SET last_delivery_id = ? WHERE id = ?", [.integer(deliveryId), .integer(id)])
-            return count > 1 ? .duplicate(id: Int64(id), deliveries: Int(count)) : .stored(id: Int64(id))
+            return RecordOutcome(id: Int64(id), deliveryId: Int64(deliveryId), deliveryCount: Int(count))
+        }
+    }
+
+    public func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws {
+        let connection = self.connection
+        try await transaction {
+            let status: SQLiteData = forward.status.map { .integer(SQLiteInt64($0)) } ?? .null
+            let rows = try await connection.query(
+                """
+                UPDATE deliveries SET forward_result = ?, forward_status = ?, forward_ms = ?, answered_status = ?, elapsed_ms = ?
+                WHERE id = ? RETURNING notification_id
+                """,
+                [
+                    .text(forward.result), status, .float(forward.milliseconds), .integer(SQLiteInt64(forward.answeredStatus)),
+                    .float(forward.elapsedMilliseconds), .integer(SQLiteInt64(delivery)),
+                ])
+            guard let notification = rows.first?.column("notification_id")?.integer else { return }
+            // The notification shows its latest delivery's answer and forward.
+            _ = try await connection.query(
+                """
+                UPDATE notifications SET forward_result = ?, forward_status = ?, answered_status = ?, elapsed_ms = ?
+                WHERE id = ? AND last_delivery_id = ?
+                """,
+                [
+                    .text(forward.result), status, .integer(SQLiteInt64(forward.answeredStatus)), .float(forward.elapsedMilliseconds),
+                    .integer(notification), .integer(SQLiteInt64(delivery)),
+                ])
         }
     }
 
@@ -261,9 +295,9 @@ public final class SQLiteNotificationStore: NotificationStore {
                 ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
                 """,
                 [
-                    .text(body.reason), .text(body.detail), .blob(ByteBuffer(bytes: body.body)), .integer(body.bodySize),
+                    .text(body.reason), .text(body.detail), .blob(ByteBuffer(bytes: body.body)), .integer(SQLiteInt64(body.bodySize)),
                     .integer(body.truncated ? 1 : 0), Self.text(body.notificationUUID), Self.text(body.notificationType),
-                    .integer(Self.ms(body.receivedAt)), Self.text(body.remoteAddress), .integer(body.answeredStatus),
+                    .integer(Self.ms(body.receivedAt)), Self.text(body.remoteAddress), .integer(SQLiteInt64(body.answeredStatus)),
                     .float(body.elapsedMilliseconds),
                 ])
             return Int64(rows.first?.column("id")?.integer ?? 0)
@@ -287,7 +321,7 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
         if let after = filter.afterDelivery {
             conditions.append("last_delivery_id > ?")
-            binds.append(.integer(Int(after)))
+            binds.append(.integer(SQLiteInt64(after)))
         }
         let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var sql = "SELECT * FROM notifications \(condition) ORDER BY last_delivery_id DESC"
@@ -298,13 +332,14 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] {
         let rows = try await gate.run {
-            try await self.connection.query("SELECT * FROM deliveries WHERE notification_id = ? ORDER BY id", [.integer(Int(id))])
+            try await self.connection.query("SELECT * FROM deliveries WHERE notification_id = ? ORDER BY id", [.integer(SQLiteInt64(id))])
         }
         return rows.map { row in
             StoredDelivery(
                 id: Int64(row.column("id")?.integer ?? 0), notificationId: id, receivedAt: Self.date(row.column("received_ms")),
                 remoteAddress: row.column("remote_address")?.string, answeredStatus: Int(row.column("answered_status")?.integer ?? 0),
-                elapsedMilliseconds: row.column("elapsed_ms")?.double ?? 0, forwardResult: row.column("forward_result")?.string)
+                elapsedMilliseconds: row.column("elapsed_ms")?.double ?? 0, forwardResult: row.column("forward_result")?.string,
+                forwardStatus: row.column("forward_status")?.integer.map { Int($0) }, forwardMilliseconds: row.column("forward_ms")?.double)
         }
     }
 
@@ -317,7 +352,7 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
         if let after = filter.afterId {
             conditions.append("id > ?")
-            binds.append(.integer(Int(after)))
+            binds.append(.integer(SQLiteInt64(after)))
         }
         let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var sql = "SELECT * FROM quarantine \(condition) ORDER BY id DESC"
@@ -356,10 +391,11 @@ public final class SQLiteNotificationStore: NotificationStore {
             firstReceivedAt: date(row.column("first_received_ms")), lastReceivedAt: date(row.column("last_received_ms")),
             remoteAddress: row.column("remote_address")?.string, answeredStatus: Int(row.column("answered_status")?.integer ?? 0),
             elapsedMilliseconds: row.column("elapsed_ms")?.double ?? 0, forwardResult: row.column("forward_result")?.string,
+            forwardStatus: row.column("forward_status")?.integer.map { Int($0) },
             deliveryCount: Int(row.column("delivery_count")?.integer ?? 0), lastDeliveryId: Int64(row.column("last_delivery_id")?.integer ?? 0))
     }
 
-    static func ms(_ date: Date) -> Int { Int((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func ms(_ date: Date) -> SQLiteInt64 { SQLiteInt64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     static func date(_ data: SQLiteData?) -> Date {
         Date(timeIntervalSince1970: Double(data?.integer ?? 0) / 1000)

@@ -239,6 +239,7 @@ import WebhookStore
 struct FailingStore: NotificationStore {
     struct Broken: Error {}
     func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome { throw Broken() }
+    func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws { throw Broken() }
     func quarantine(_ body: RefusedDelivery) async throws -> Int64 { throw Broken() }
     func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] { [] }
     func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] { [] }
@@ -287,6 +288,7 @@ final class SlowStore: NotificationStore, @unchecked Sendable {
         await hold()
         return try await inner!.record(delivery)
     }
+    func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws { try await inner!.recordForward(forward, delivery: delivery) }
     func quarantine(_ body: RefusedDelivery) async throws -> Int64 { try await inner!.quarantine(body) }
     func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] { try await inner!.notifications(filter) }
     func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] { try await inner!.deliveries(ofNotification: id) }

@@ -27,7 +27,7 @@ import WebhookStore
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let folderAttributes = try FileManager.default.attributesOfItem(atPath: (folder.storePath as NSString).deletingLastPathComponent)
         #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
-        #expect(try await store.record(delivery("a")) == .stored(id: 1))
+        #expect(try await store.record(delivery("a")) == RecordOutcome(id: 1, deliveryId: 1, deliveryCount: 1))
         try await store.close()
         // WAL: the journal beside the file while it is open.
         let reopened = try await SQLiteNotificationStore.open(path: folder.storePath)
@@ -80,7 +80,7 @@ import WebhookStore
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(outcomes.count == 40)
-        #expect(outcomes.filter { if case .stored = $0 { return true } else { return false } }.count == 10)
+        #expect(outcomes.filter { !$0.isDuplicate }.count == 10)
         let rows = try await first.notifications(NotificationFilter())
         #expect(Set(rows.map(\.notificationUUID)) == Set(uuids))
         #expect(rows.count == 10)

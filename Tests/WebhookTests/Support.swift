@@ -114,8 +114,13 @@ struct ReceiverBench {
     var notifications: Notifications { Notifications(demo: demo) }
     var url: URL { receiver.url }
 
-    static func start(store makeStore: ((String) async throws -> any NotificationStore)? = nil) async throws -> ReceiverBench {
-        let demo = try await DemoServer.start()
+    /// With `sharing`, the demo (and so the chain it trusts) is the other bench's.
+    static func start(
+        store makeStore: ((String) async throws -> any NotificationStore)? = nil, sharing other: ReceiverBench? = nil,
+        configure: (inout NotificationReceiver.Configuration) -> Void = { _ in }
+    ) async throws -> ReceiverBench {
+        let demo: DemoServer
+        if let other { demo = other.demo } else { demo = try await DemoServer.start() }
         let folder = try TemporaryFolder()
         let store: any NotificationStore
         if let makeStore {
@@ -125,13 +130,17 @@ struct ReceiverBench {
         }
         var configuration = NotificationReceiver.Configuration()
         configuration.port = 0
+        configure(&configuration)
         let log = ArrivalLog()
         let receiver = try await NotificationReceiver.start(configuration, verifier: try demo.makeVerifier(), store: store) { log.append($0) }
-        return ReceiverBench(demo: demo, folder: folder, store: store, receiver: receiver, log: log)
+        return ReceiverBench(demo: demo, ownsDemo: other == nil, folder: folder, store: store, receiver: receiver, log: log)
     }
 
-    init(demo: DemoServer, folder: TemporaryFolder, store: any NotificationStore, receiver: NotificationReceiver, log: ArrivalLog) {
+    let ownsDemo: Bool
+
+    init(demo: DemoServer, ownsDemo: Bool, folder: TemporaryFolder, store: any NotificationStore, receiver: NotificationReceiver, log: ArrivalLog) {
         self.demo = demo
+        self.ownsDemo = ownsDemo
         self.folder = folder
         self.store = store
         self.receiver = receiver
@@ -147,7 +156,7 @@ struct ReceiverBench {
     func stop() async {
         await receiver.stop()
         try? await store.close()
-        await demo.stop()
+        if ownsDemo { await demo.stop() }
         folder.remove()
     }
 }

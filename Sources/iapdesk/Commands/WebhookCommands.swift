@@ -38,6 +38,11 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; needs --tls-key).", valueName: "pem")) var tlsCert: String?
     @Option(name: .long, help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "pem")) var tlsKey: String?
     @OptionGroup var storeOptions: StoreOptions
+    @Option(name: .long, help: ArgumentHelp("After storing, POST each notification's body as it arrived to this URL (the app's own endpoint).", valueName: "url"))
+    var forwardTo: String?
+    @Option(name: .long, help: ArgumentHelp("Seconds the forward may take.", valueName: "seconds")) var forwardTimeout: Double = 10
+    @Flag(name: .long, help: "Answer with the forward's status (502 unreachable, 504 timed out) instead of 200, so the sender retries what the app's endpoint did not take.")
+    var mirrorStatus = false
     @Option(name: .long, help: "Requests handled at once; the others wait.") var maxConcurrent: Int = 64
     @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds")) var readTimeout: Double = 10
     @Option(name: .long, help: ArgumentHelp("Seconds a stop waits for requests in flight.", valueName: "seconds")) var drainTimeout: Double = 10
@@ -49,6 +54,15 @@ struct ListenCommand: AsyncParsableCommand {
         guard (try? Self.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
         guard path.hasPrefix("/") else { throw ValidationError("--path must start with /.") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
+        if let forwardTo {
+            guard let url = URL(string: forwardTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--forward-to must be an http(s) URL.")
+            }
+        }
+        if mirrorStatus && forwardTo == nil { throw ValidationError("--mirror-status needs --forward-to.") }
+        guard forwardTimeout.isFinite, forwardTimeout > 0, forwardTimeout <= 600 else {
+            throw ValidationError("--forward-timeout must be more than 0 and at most 600 seconds.")
+        }
         guard (1...4096).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be 1 to 4096.") }
         for (name, value) in [("--read-timeout", readTimeout), ("--drain-timeout", drainTimeout)] {
             guard value.isFinite, value > 0, value <= 3600 else { throw ValidationError("\(name) must be more than 0 and at most 3600 seconds.") }
@@ -105,6 +119,9 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxConcurrentRequests = maxConcurrent
             configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
+            if let forwardTo, let url = URL(string: forwardTo) {
+                configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
+            }
             if let tlsCert, let tlsKey {
                 configuration.tls = NotificationReceiver.TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
             }
@@ -175,6 +192,7 @@ final class ArrivalPrinter: Sendable {
                 "ms": (arrival.milliseconds * 10).rounded() / 10, "notificationUUID": arrival.notificationUUID,
                 "notificationType": arrival.notificationType, "subtype": arrival.subtype, "verdict": arrival.verdict,
                 "detail": arrival.detail, "deliveryCount": arrival.deliveryCount, "transactionId": arrival.transactionId,
+                "forwardResult": arrival.forwardResult,
                 "remoteAddress": arrival.remoteAddress,
             ]
             object = object.filter { $0.value != nil }
@@ -184,6 +202,7 @@ final class ArrivalPrinter: Sendable {
             var line = "\(DisplayFormat.date(arrival.receivedAt, seconds: true))  \(arrival.status)  \(kind)  \(arrival.notificationUUID ?? "-")"
             line += "  \(arrival.verdict)  \(arrival.outcome.rawValue)"
             if let count = arrival.deliveryCount, count > 1 { line += " (delivery \(count))" }
+            if let forward = arrival.forwardResult { line += "  forward: \(forward)" }
             line += String(format: "  %.1f ms", arrival.milliseconds)
             if arrival.outcome != .stored && arrival.outcome != .duplicate, let detail = arrival.detail { line += "  \(detail)" }
             write(line)
@@ -295,10 +314,15 @@ struct ReceivedCommand: AsyncParsableCommand {
             }
             printer.emit(["store": path, "count": rows.count, "notifications": rows.map(Self.record)])
             var table = TextTable("RECEIVED", "TYPE", "SUBTYPE", "UUID", "VERDICT", "DELIVERIES", "ANSWERED", "TRANSACTION")
+            let forwarded = rows.contains { $0.forwardResult != nil }
+            if forwarded { table.headers.append("FORWARD") }
             for row in rows {
-                table.add(
+                var cells = [
                     DisplayFormat.date(row.lastReceivedAt, seconds: true), row.notificationType ?? "?", row.subtype ?? "-", row.notificationUUID,
-                    row.verdict, String(row.deliveryCount), String(row.answeredStatus), row.transactionId ?? row.originalTransactionId ?? "-")
+                    row.verdict, String(row.deliveryCount), String(row.answeredStatus), row.transactionId ?? row.originalTransactionId ?? "-",
+                ]
+                if forwarded { cells.append(row.forwardResult ?? "-") }
+                table.add(cells)
             }
             printer.text(rows.isEmpty ? "No notifications match in \(path)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(path)\n\n" + table.render())
         }
@@ -351,7 +375,7 @@ struct ReceivedCommand: AsyncParsableCommand {
             "environment": row.environment, "bundleId": row.bundleId, "appAppleId": row.appAppleId, "transactionId": row.transactionId,
             "originalTransactionId": row.originalTransactionId, "productId": row.productId, "verdict": row.verdict,
             "verdictDetail": row.verdictDetail, "deliveryCount": row.deliveryCount, "answeredStatus": row.answeredStatus,
-            "elapsedMs": row.elapsedMilliseconds, "remoteAddress": row.remoteAddress, "forwardResult": row.forwardResult,
+            "elapsedMs": row.elapsedMilliseconds, "remoteAddress": row.remoteAddress, "forwardResult": row.forwardResult, "forwardStatus": row.forwardStatus,
             "signedPayload": Self.signedPayload(row.rawBody),
         ]
         record.merge(Printer.date("signedDate", row.signedDate))
