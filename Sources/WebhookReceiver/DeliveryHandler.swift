@@ -42,15 +42,11 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ request: Request, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
-        let body: Body
-        do {
-            body = try await read(request)
-        } catch {
+        switch await read(request) {
+        case .failed(let prefix, let error):
             return await refuse(
-                Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: Data(), size: 0, truncated: true,
-                remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
-        }
-        switch body {
+                Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: prefix, size: prefix.count,
+                truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .timedOut(let prefix):
             return await refuse(
                 Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout)."),
@@ -178,43 +174,50 @@ struct DeliveryHandler: Sendable {
         case complete(Data)
         case tooLarge(prefix: Data, size: Int)
         case timedOut(prefix: Data)
+        case failed(prefix: Data, error: String)
     }
 
     /// Reads the body, never holding more than the limit: a declared length over it is refused
     /// after reading only the quarantined prefix, and a stream is cut as soon as it passes it.
-    func read(_ request: Request) async throws -> Body {
+    func read(_ request: Request) async -> Body {
         let limit = configuration.maxBodyBytes
         let prefixLimit = configuration.quarantinedPrefixBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         let collected = Collected()
         let timeout = configuration.readTimeout
-        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+        let finished = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                if let declared, declared > limit {
-                    for try await chunk in request.body {
-                        collected.append(chunk, keepingAtMost: prefixLimit)
-                        if collected.count >= prefixLimit { break }
+                do {
+                    if let declared, declared > limit {
+                        collected.declaredTooLarge(declared)
+                        for try await chunk in request.body {
+                            collected.append(chunk, keepingAtMost: prefixLimit)
+                            if collected.count >= prefixLimit { break }
+                        }
+                        return true
                     }
-                    collected.declaredTooLarge(declared)
-                    return true
-                }
-                for try await chunk in request.body {
-                    collected.append(chunk, keepingAtMost: limit + 1)
-                    if collected.count > limit { break }
+                    for try await chunk in request.body {
+                        collected.append(chunk, keepingAtMost: limit + 1)
+                        if collected.count > limit { break }
+                    }
+                } catch {
+                    collected.failed("\(error)")
                 }
                 return true
             }
             group.addTask {
-                try await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout)
                 return false
             }
-            let first = try await group.next() ?? false
+            let first = await group.next() ?? false
             group.cancelAll()
             return first
         }
         let snapshot = collected.snapshot()
-        if let declared = snapshot.declared { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: declared) }
+        // The deadline first: cutting the read off is what made it fail then.
         guard finished else { return .timedOut(prefix: snapshot.data.prefix(prefixLimit)) }
+        if let declared = snapshot.declared { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: declared) }
+        if let error = snapshot.error { return .failed(prefix: snapshot.data.prefix(prefixLimit), error: error) }
         if snapshot.seen > limit { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: snapshot.seen) }
         return .complete(snapshot.data)
     }
@@ -225,6 +228,7 @@ struct DeliveryHandler: Sendable {
             var data = Data()
             var seen = 0
             var declared: Int?
+            var error: String?
         }
         private let state = Mutex(State())
 
@@ -239,6 +243,8 @@ struct DeliveryHandler: Sendable {
         var count: Int { state.withLock { $0.seen } }
 
         func declaredTooLarge(_ size: Int) { state.withLock { $0.declared = size } }
+
+        func failed(_ error: String) { state.withLock { $0.error = error } }
 
         func snapshot() -> State { state.withLock { $0 } }
     }
