@@ -29,7 +29,7 @@ public final class NotificationReceiver: Sendable {
         public var maxConcurrentRequests = 64
         /// Open connections at most (each waits for a free request slot).
         public var maxConnections = 512
-        /// How long a request's body may take to arrive; a connection idle for twice as long is closed.
+        /// How long a request's body may take to arrive; a connection idle for 10 s more is closed.
         public var readTimeout: Duration = .seconds(10)
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
@@ -68,9 +68,9 @@ public final class NotificationReceiver: Sendable {
         let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = configuration.logger
         logger.logLevel = .critical
-        // Idle connections close after twice the read timeout: later than a request's own body
-        // deadline, so a body that stops arriving is still answered 408 (and kept).
-        let idle = configuration.readTimeout * 2
+        // Idle connections close 10 s after the read timeout: well after a request's own body
+        // deadline, so a body that stops arriving is still answered 408 (and kept), even on a busy machine.
+        let idle = configuration.readTimeout + .seconds(10)
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(
             Int64(idle.components.seconds) * 1_000_000_000 + idle.components.attoseconds / 1_000_000_000)))
         let server = try configuration.tls.map { files in try HTTPServerBuilder.tls(http1, tlsConfiguration: try Self.tlsConfiguration(files)) } ?? http1
