@@ -273,7 +273,18 @@ struct ReceivedCommand: AsyncParsableCommand {
                 if case .missing = error { throw CLIError(error.description, status: .notFound) }
                 throw CLIError(error.description, status: .configuration)
             }
-            defer { Task { try? await store.close() } }
+            do {
+                try await show(store, path: path, since: sinceDate)
+                try? await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+
+    private func show(_ store: SQLiteNotificationStore, path: String, since sinceDate: Date?) async throws {
+        do {
             let printer = Printer(json: json)
             var filter = NotificationFilter(since: sinceDate, type: type?.uppercased(), transactionId: transaction, limit: limit)
             if quarantined {
@@ -325,6 +336,10 @@ struct ReceivedCommand: AsyncParsableCommand {
                 table.add(cells)
             }
             printer.text(rows.isEmpty ? "No notifications match in \(path)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(path)\n\n" + table.render())
+        } catch let error as NotificationStoreError {
+            throw CLIError(error.description, status: .failure)
+        } catch {
+            throw CLIError("The notification store at \(path) cannot be read: \(error).", status: .failure)
         }
     }
 
