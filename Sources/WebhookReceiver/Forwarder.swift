@@ -29,8 +29,9 @@ final class Forwarder: @unchecked Sendable {
     init(_ configuration: ForwardConfiguration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.timeout
+        // The deadline is kept here (see forward); URLSession's own, in whole seconds on Linux, only backs it up.
+        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.rounded(.up) + 1
+        sessionConfiguration.timeoutIntervalForResource = configuration.timeout.rounded(.up) + 1
         session = URLSession(configuration: sessionConfiguration)
     }
 
@@ -45,7 +46,7 @@ final class Forwarder: @unchecked Sendable {
     }
 
     func forward(_ body: Data, notificationUUID: String, deliveryCount: Int) async -> Result {
-        var request = URLRequest(url: configuration.url, timeoutInterval: configuration.timeout)
+        var request = URLRequest(url: configuration.url, timeoutInterval: configuration.timeout.rounded(.up) + 1)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -53,13 +54,26 @@ final class Forwarder: @unchecked Sendable {
         request.setValue(notificationUUID, forHTTPHeaderField: "X-Iapdesk-Notification-UUID")
         request.setValue(String(deliveryCount), forHTTPHeaderField: "X-Iapdesk-Delivery-Count")
         let start = ContinuousClock.now
+        let session = self.session
+        let timeout = configuration.timeout
         do {
-            let (_, response) = try await session.data(for: request)
+            // The HTTP status, nil for an answer that is not HTTP; the outer nil is the deadline.
+            let answer: Int?? = try await withThrowingTaskGroup(of: Int??.self) { [request] group in
+                group.addTask { .some((try await session.data(for: request).1 as? HTTPURLResponse)?.statusCode) }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                    return .none
+                }
+                let first = try await group.next() ?? .none
+                group.cancelAll()
+                return first
+            }
+            guard let status = answer else { throw URLError(.timedOut) }
             let milliseconds = DeliveryHandler.milliseconds(since: start)
-            guard let http = response as? HTTPURLResponse else {
+            guard let status else {
                 return Result(summary: "not an HTTP answer", status: nil, milliseconds: milliseconds, mirrored: 502)
             }
-            return Result(summary: "HTTP \(http.statusCode)", status: http.statusCode, milliseconds: milliseconds, mirrored: http.statusCode)
+            return Result(summary: "HTTP \(status)", status: status, milliseconds: milliseconds, mirrored: status)
         } catch let error as URLError where error.code == .timedOut {
             return Result(
                 summary: "timed out after \(String(format: "%g", configuration.timeout)) s", status: nil, milliseconds: DeliveryHandler.milliseconds(since: start),

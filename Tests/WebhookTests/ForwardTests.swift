@@ -72,19 +72,22 @@ import WebhookStore
         #expect(try await down.store.notifications(NotificationFilter()).count == 1)
         await down.stop()
 
+        // A demo server that holds every API request without answering.
         var faults = DemoFaults()
         faults.hang = true
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
         let silent = try await DemoServer.start(configuration)
         let hanging = try await ReceiverBench.start(configure: {
-            $0.forward = ForwardConfiguration(url: silent.baseURL.appendingPathComponent("hook"), timeout: 0.5, mirrorStatus: true)
+            $0.forward = ForwardConfiguration(url: silent.productionURL.appendingPathComponent("inApps/v1/notifications/history"), timeout: 0.5, mirrorStatus: true)
         })
         let answer = try await hanging.post(Notifications.body(try hanging.notifications.payload()))
         #expect(answer.status == 504)
         let row = try #require(try await hanging.store.notifications(NotificationFilter()).first)
         #expect(row.forwardResult == "timed out after 0.5 s")
         #expect(row.answeredStatus == 504)
+        let forwardTime = try #require(try await hanging.store.deliveries(ofNotification: row.id).first?.forwardMilliseconds)
+        #expect(forwardTime >= 450 && forwardTime < 5_000)
         await hanging.stop()
         await silent.stop()
     }
