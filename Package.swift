@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "iapdesk", targets: ["iapdesk"]),
         .executable(name: "iapdesk-bench", targets: ["iapdesk-bench"]),
+        .executable(name: "iapdesk-webhook-bench", targets: ["iapdesk-webhook-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -102,6 +103,17 @@ let package = Package(
                 "DemoServer",
                 "TerminalUI",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Figures of the notification store and receiver (docs/webhooks.md).
+        .executableTarget(
+            name: "iapdesk-webhook-bench",
+            dependencies: [
+                "AppStoreServerAPI",
+                "DemoServer",
+                "WebhookReceiver",
+                "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
