@@ -36,8 +36,11 @@ struct DeliveryHandler: Sendable {
             response.headers[.allow] = "POST"
             return response
         }
+        // Timed from arrival: a wait for a free slot counts too.
+        let start = ContinuousClock.now
+        let receivedAt = Date()
         return await slots.run {
-            await handle(request, remoteAddress: remoteAddress, start: ContinuousClock.now, receivedAt: Date())
+            await handle(request, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
     }
 
@@ -346,6 +349,7 @@ final class Slots: Sendable {
     }
 
     var inUse: Int { state.withLock { $0.inUse } }
+    var waiting: Int { state.withLock { $0.waiters.count } }
 
     func run<T: Sendable>(_ body: () async -> T) async -> T {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

@@ -156,6 +156,8 @@ public final class NotificationReceiver: Sendable {
 
     /// Requests being handled right now.
     public var inFlight: Int { handler.slots.inUse }
+    /// Requests waiting for one of the `maxConcurrentRequests` slots.
+    public var waiting: Int { handler.slots.waiting }
 }
 
 public enum ReceiverError: Error, CustomStringConvertible {

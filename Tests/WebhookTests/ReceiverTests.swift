@@ -203,6 +203,31 @@ import WebhookStore
         await bench.stop()
     }
 
+    @Test func noMoreThanTheLimitAreHandledAtOnce() async throws {
+        let slow = SlowStore(inner: nil)
+        let bench = try await ReceiverBench.start(store: { path in
+            slow.inner = try await SQLiteNotificationStore.open(path: path)
+            return slow
+        }, configure: { $0.maxConcurrentRequests = 2 })
+        let bodies = try (0..<6).map { _ in Notifications.body(try bench.notifications.payload()) }
+        let posting = Task {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for body in bodies { group.addTask { try await bench.post(body).status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        // Every request has arrived: two are in the store's write, four wait for a slot.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while bench.receiver.waiting < 4 || slow.holding < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(bench.receiver.waiting == 4)
+        #expect(bench.receiver.inFlight == 2)
+        #expect(slow.holding == 2)
+        slow.release()
+        #expect(try await posting.value == Array(repeating: 200, count: 6))
+        #expect(try await slow.notifications(NotificationFilter()).count == 6)
+        await bench.stop()
+    }
+
     @Test func aStopFinishesRequestsInFlight() async throws {
         let slow = SlowStore(inner: nil)
         let bench = try await ReceiverBench.start { path in
@@ -252,6 +277,7 @@ final class SlowStore: NotificationStore, @unchecked Sendable {
     private let lock = NSLock()
     private var _inner: (any NotificationStore)?
     private var _entered = false
+    private var _holding = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var released = false
 
@@ -262,10 +288,13 @@ final class SlowStore: NotificationStore, @unchecked Sendable {
         set { lock.withLock { _inner = newValue } }
     }
     var entered: Bool { lock.withLock { _entered } }
+    /// Writes held right now.
+    var holding: Int { lock.withLock { _holding } }
 
     func release() {
         let waiting = lock.withLock {
             released = true
+            _holding = 0
             defer { waiters = [] }
             return waiters
         }
@@ -277,6 +306,7 @@ final class SlowStore: NotificationStore, @unchecked Sendable {
             let now = lock.withLock {
                 _entered = true
                 if released { return true }
+                _holding += 1
                 waiters.append(continuation)
                 return false
             }
