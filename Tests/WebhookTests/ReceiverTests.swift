@@ -137,6 +137,24 @@ import WebhookStore
         await bench.stop()
     }
 
+    @Test func anotherAppAppleIDIsRefusedWithThatReason() async throws {
+        let bench = try await ReceiverBench.start()
+        var payload = NotificationPayload()
+        payload.notificationType = .test
+        payload.notificationUUID = UUID().uuidString.lowercased()
+        payload.signedDate = Date()
+        var data = NotificationData()
+        data.bundleId = DemoServer.bundleId
+        data.appAppleId = 1
+        data.environment = .production
+        payload.data = data
+        let answer = try await bench.post(Notifications.body(try bench.demo.sign(payload)))
+        #expect(answer.status == 400)
+        #expect(answer.error?.contains("app Apple ID 1, not \(DemoServer.appAppleId)") == true)
+        #expect(try await bench.store.quarantined(QuarantineFilter()).map(\.reason) == ["wrong-app-apple-id"])
+        await bench.stop()
+    }
+
     @Test func aBodyOverOneMebibyteIsRefusedUnread() async throws {
         let bench = try await ReceiverBench.start()
         let body = Data(repeating: UInt8(ascii: "x"), count: (1 << 20) + 1)
