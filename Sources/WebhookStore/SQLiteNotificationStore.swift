@@ -141,6 +141,12 @@ public final class SQLiteNotificationStore: NotificationStore {
         self.connection = connection
     }
 
+    /// A store dropped without `close()` (a caller that failed half-way) still closes its file;
+    /// every write it made was committed already.
+    deinit {
+        if !connection.isClosed { _ = connection.close() }
+    }
+
     private func prepare() async throws {
         try await gate.run {
             _ = try await self.connection.query("PRAGMA journal_mode=WAL")

@@ -31,6 +31,8 @@ final class Locked<Value: Sendable>: Sendable {
         let process: Process
         private let out = Locked(Data())
         private let err = Locked(Data())
+        /// Pipes read to their end (the process's output is all here once both are).
+        private let ended = Locked(0)
 
         init(_ arguments: [String], folder: TemporaryFolder) throws {
             let process = Process()
@@ -46,15 +48,17 @@ final class Locked<Value: Sendable>: Sendable {
             process.standardError = errPipe
             process.standardInput = FileHandle.nullDevice
             self.process = process
-            let out = self.out
-            let err = self.err
-            outPipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                out.withLock { $0.append(data) }
-            }
-            errPipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                err.withLock { $0.append(data) }
+            let ended = self.ended
+            for (pipe, buffer) in [(outPipe, self.out), (errPipe, self.err)] {
+                pipe.fileHandleForReading.readabilityHandler = { handle in
+                    let data = handle.availableData
+                    if data.isEmpty {
+                        handle.readabilityHandler = nil
+                        ended.withLock { $0 += 1 }
+                    } else {
+                        buffer.withLock { $0.append(data) }
+                    }
+                }
             }
             try process.run()
         }
@@ -73,15 +77,23 @@ final class Locked<Value: Sendable>: Sendable {
             return nil
         }
 
-        /// The exit status, waiting at most `seconds` (nil if it did not end).
-        func exitStatus(seconds: Double = 20) async throws -> Int32? {
+        /// The exit status once the process ended and all its output was read, waiting at most
+        /// `seconds` (nil if it did not end).
+        func exitStatus(seconds: Double = 30) async throws -> Int32? {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            while process.isRunning || ended.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             if process.isRunning { return nil }
             return process.terminationStatus
         }
 
-        func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+        /// Signals this process only (never pid 0, which would be the whole process group, the tests included).
+        func signal(_ number: Int32) {
+            let pid = process.processIdentifier
+            guard pid > 0 else { return }
+            kill(pid, number)
+        }
     }
 
     /// `listen` on a free port trusting the demo's chain, through the profile flags any command takes.
@@ -118,7 +130,7 @@ final class Locked<Value: Sendable>: Sendable {
         let (first, url) = try await listen(folder: folder, demo: demo, extra: ["--quiet"])
         let answered = Locked<Set<String>>([])
         let next = Locked(0)
-        // 8 senders share the list; each send is tried once.
+        // 8 senders share the list; each send is tried once (after the kill they fail at once).
         let burst = Task {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<8 {
@@ -131,16 +143,18 @@ final class Locked<Value: Sendable>: Sendable {
                             guard index < uuids.count else { return }
                             let uuid = uuids[index]
                             if let answer = try? await Poster.post(payloads[uuid]!, to: url), answer.status == 200 {
-                                answered.withLock { _ = $0.insert(uuid) }
+                                let count = answered.withLock { set -> Int in
+                                    set.insert(uuid)
+                                    return set.count
+                                }
+                                // Killed the moment the 100th answer arrives, with the other senders' requests in flight.
+                                if count == 100 { first.signal(SIGKILL) }
                             }
                         }
                     }
                 }
             }
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while answered.withLock({ $0.count }) < 100, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        first.signal(SIGKILL)
         await burst.value
         let killedStatus = try await first.exitStatus()
         #expect(killedStatus == SIGKILL)

@@ -37,6 +37,17 @@ import WebhookStore
         try await reopened.close()
     }
 
+    @Test func aStoreDroppedWithoutClosingKeepsItsWrites() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var store: SQLiteNotificationStore? = try await SQLiteNotificationStore.open(path: folder.storePath)
+        _ = try await store?.record(delivery("kept"))
+        store = nil
+        let reopened = try await SQLiteNotificationStore.open(path: folder.storePath)
+        #expect(try await reopened.notifications(NotificationFilter()).map(\.notificationUUID) == ["kept"])
+        try await reopened.close()
+    }
+
     @Test func aStoreOfANewerSchemaIsRefused() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
