@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "iapdesk", targets: ["iapdesk"]),
         .executable(name: "iapdesk-bench", targets: ["iapdesk-bench"]),
+        .executable(name: "iapdesk-webhook-bench", targets: ["iapdesk-webhook-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
     ],
     targets: [
         // The shared App Store Server API client layer: no UI, no terminal.
@@ -45,6 +47,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Where received App Store Server Notifications are kept: the store interface and its SQLite file.
+        .target(
+            name: "WebhookStore",
+            dependencies: [
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            ]
+        ),
+        // The notification receiver behind `iapdesk listen`: verifies, stores, then answers.
+        .target(
+            name: "WebhookReceiver",
+            dependencies: [
+                "AppStoreServerAPI",
+                "WebhookStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // ncursesw with a small shim header that makes its macros and wide-character API visible to Swift.
         .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
         // Cell buffer, layout, widgets, themes, key events and backends: knows nothing of the App Store.
@@ -67,6 +89,8 @@ let package = Package(
                 "AppStoreServerAPI",
                 "Console",
                 "DemoServer",
+                "WebhookReceiver",
+                "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,6 +103,17 @@ let package = Package(
                 "DemoServer",
                 "TerminalUI",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Figures of the notification store and receiver (docs/webhooks.md).
+        .executableTarget(
+            name: "iapdesk-webhook-bench",
+            dependencies: [
+                "AppStoreServerAPI",
+                "DemoServer",
+                "WebhookReceiver",
+                "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +130,10 @@ let package = Package(
         .testTarget(
             name: "CommandLineTests",
             dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer"]
+        ),
+        .testTarget(
+            name: "WebhookTests",
+            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer", "WebhookReceiver", "WebhookStore"]
         ),
         .testTarget(
             name: "TerminalUITests",

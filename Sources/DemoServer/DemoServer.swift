@@ -165,6 +165,12 @@ public final class DemoServer: Sendable {
             environment: environment, additionalRoots: [rootCertificateDER], trustAppleRoot: false)
     }
 
+    /// Signs any payload with the demo's chain, as the demo signs what it serves and sends: tests and
+    /// self-tests make notification bodies with it that `makeVerifier()` accepts.
+    public func sign(_ payload: some Encodable) throws -> String {
+        try store.signer.sign(payload)
+    }
+
     // MARK: HTTP adapter
 
     static func respond(to request: Request, with api: DemoAPI) async throws -> Response {

@@ -1,0 +1,377 @@
+import AppStoreServerAPI
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+import WebhookStore
+
+/// Handles one request: read (bounded), parse, verify, store, answer.
+struct DeliveryHandler: Sendable {
+    let configuration: NotificationReceiver.Configuration
+    let verifier: SignedDataVerifier
+    let store: any NotificationStore
+    let onArrival: @Sendable (Arrival) -> Void
+    let slots: Slots
+    let forwarder: Forwarder?
+
+    init(
+        configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
+        onArrival: @escaping @Sendable (Arrival) -> Void
+    ) {
+        self.configuration = configuration
+        self.verifier = verifier
+        self.store = store
+        self.onArrival = onArrival
+        self.slots = Slots(max(1, configuration.maxConcurrentRequests))
+        self.forwarder = configuration.forward.map(Forwarder.init)
+    }
+
+    func respond(to request: Request, remoteAddress: String?) async -> Response {
+        guard request.uri.path == configuration.path else {
+            return Self.error(.notFound, "Nothing here: notifications are POSTed to \(configuration.path).")
+        }
+        guard request.method == .post else {
+            var response = Self.error(.methodNotAllowed, "Only POST is accepted here.")
+            response.headers[.allow] = "POST"
+            return response
+        }
+        // Timed from arrival: a wait for a free slot counts too.
+        let start = ContinuousClock.now
+        let receivedAt = Date()
+        return await slots.run {
+            await handle(request, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
+    }
+
+    private func handle(_ request: Request, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        switch await read(request) {
+        case .failed(let prefix, let error):
+            return await refuse(
+                Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: prefix, size: prefix.count,
+                truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        case .timedOut(let prefix):
+            return await refuse(
+                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout)."),
+                body: prefix, size: prefix.count, truncated: true, status: .requestTimeout,
+                remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        case .tooLarge(let prefix, let size):
+            return await refuse(
+                Refusal(reason: "too-large", detail: "The body is larger than \(configuration.maxBodyBytes) bytes (\(size) bytes or more)."),
+                body: prefix, size: size, truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        case .complete(let data):
+            return await handle(data, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
+    }
+
+    private func handle(_ data: Data, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        let signedPayload: String
+        switch Self.signedPayload(in: data) {
+        case .success(let jws): signedPayload = jws
+        case .failure(let refusal):
+            return await refuse(refusal, body: data, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
+        let decoded = await verifier.verifyNotification(signedPayload)
+        let payload = decoded.notification.payload
+        if let refusal = Self.refusal(for: decoded) {
+            return await refuse(
+                refusal, body: data, size: data.count, truncated: false, uuid: payload?.notificationUUID,
+                type: payload?.notificationType?.rawValue, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
+        guard let payload, let uuid = payload.notificationUUID, !uuid.isEmpty else {
+            return await refuse(
+                Refusal(reason: "no-notification-uuid", detail: "The notification verified but carries no notificationUUID."),
+                body: data, size: data.count, truncated: false, type: payload?.notificationType?.rawValue,
+                remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
+        var delivery = NotificationDelivery(
+            notificationUUID: uuid, rawBody: data, verdict: "verified", receivedAt: receivedAt, answeredStatus: 200,
+            elapsedMilliseconds: Self.milliseconds(since: start))
+        delivery.decodedPayload = decoded.notification.rawPayload
+        delivery.verdictDetail = Self.verifiedParts(decoded)
+        delivery.notificationType = payload.notificationType?.rawValue
+        delivery.subtype = payload.subtype?.rawValue
+        let identity = Self.identity(of: payload)
+        delivery.environment = identity.environment?.rawValue
+        delivery.bundleId = identity.bundleId
+        delivery.appAppleId = identity.appAppleId
+        let transaction = decoded.transaction?.payload
+        let renewal = decoded.renewalInfo?.payload
+        delivery.transactionId = transaction?.transactionId
+        delivery.originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId
+        delivery.productId = transaction?.productId ?? renewal?.productId ?? payload.summary?.productId
+        delivery.signedDate = payload.signedDate
+        delivery.remoteAddress = remoteAddress
+        var arrival = Arrival(
+            receivedAt: receivedAt, outcome: .stored, status: 200, milliseconds: 0, notificationUUID: uuid,
+            notificationType: delivery.notificationType, subtype: delivery.subtype, verdict: "verified",
+            transactionId: delivery.transactionId ?? delivery.originalTransactionId, remoteAddress: remoteAddress)
+        let outcome: RecordOutcome
+        do {
+            outcome = try await store.record(delivery)
+        } catch {
+            return storeFailed(error, arrival: &arrival, start: start)
+        }
+        arrival.outcome = outcome.isDuplicate ? .duplicate : .stored
+        arrival.deliveryCount = outcome.deliveryCount
+        var answer = Response(status: .ok, headers: [:], body: ResponseBody())
+        // Stored first: a forward that fails or hangs loses nothing.
+        if let forwarder {
+            let forward = await forwarder.forward(data, notificationUUID: uuid, deliveryCount: outcome.deliveryCount)
+            arrival.forwardResult = forward.summary
+            if forwarder.configuration.mirrorStatus && forward.mirrored != 200 {
+                let status = HTTPResponse.Status(code: forward.mirrored)
+                answer = (200...299).contains(forward.mirrored)
+                    ? Response(status: status, headers: [:], body: ResponseBody())
+                    : Self.error(status, "Stored, but the forward gave \(forward.summary): answered with its status so that it is sent again.")
+                arrival.status = forward.mirrored
+            }
+            let result = ForwardOutcome(
+                result: forward.summary, status: forward.status, milliseconds: forward.milliseconds, answeredStatus: arrival.status,
+                elapsedMilliseconds: Self.milliseconds(since: start))
+            // The notification is stored either way; only the forward's record would be missing.
+            try? await store.recordForward(result, delivery: outcome.deliveryId)
+        }
+        arrival.milliseconds = Self.milliseconds(since: start)
+        onArrival(arrival)
+        return answer
+    }
+
+    private func storeFailed(_ error: any Error, arrival: inout Arrival, start: ContinuousClock.Instant) -> Response {
+        arrival.outcome = .storeFailed
+        arrival.status = 503
+        arrival.detail = "\(error)"
+        arrival.milliseconds = Self.milliseconds(since: start)
+        onArrival(arrival)
+        return Self.error(.serviceUnavailable, "The notification could not be stored; send it again later.")
+    }
+
+    private func refuse(
+        _ refusal: Refusal, body: Data, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest, uuid: String? = nil,
+        type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
+    ) async -> Response {
+        var entry = RefusedDelivery(
+            reason: refusal.reason, detail: refusal.detail, body: body, bodySize: size, truncated: truncated, receivedAt: receivedAt,
+            answeredStatus: status.code)
+        entry.notificationUUID = uuid
+        entry.notificationType = type
+        entry.remoteAddress = remoteAddress
+        entry.elapsedMilliseconds = Self.milliseconds(since: start)
+        var arrival = Arrival(
+            receivedAt: receivedAt, outcome: .quarantined, status: status.code, milliseconds: 0, notificationUUID: uuid,
+            notificationType: type, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
+        do {
+            try await store.quarantine(entry)
+        } catch {
+            // Not kept: the sender must try again.
+            return storeFailed(error, arrival: &arrival, start: start)
+        }
+        arrival.milliseconds = Self.milliseconds(since: start)
+        onArrival(arrival)
+        return Self.error(status, refusal.detail)
+    }
+
+    // MARK: Reading
+
+    enum Body {
+        case complete(Data)
+        case tooLarge(prefix: Data, size: Int)
+        case timedOut(prefix: Data)
+        case failed(prefix: Data, error: String)
+    }
+
+    /// Reads the body, never holding more than the limit: a declared length over it is refused
+    /// after reading only the quarantined prefix, and a stream is cut as soon as it passes it.
+    func read(_ request: Request) async -> Body {
+        let limit = configuration.maxBodyBytes
+        let prefixLimit = configuration.quarantinedPrefixBytes
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        let collected = Collected()
+        let timeout = configuration.readTimeout
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                do {
+                    if let declared, declared > limit {
+                        collected.declaredTooLarge(declared)
+                        for try await chunk in request.body {
+                            collected.append(chunk, keepingAtMost: prefixLimit)
+                            if collected.count >= prefixLimit { break }
+                        }
+                        return true
+                    }
+                    for try await chunk in request.body {
+                        collected.append(chunk, keepingAtMost: limit + 1)
+                        if collected.count > limit { break }
+                    }
+                } catch {
+                    collected.failed("\(error)")
+                }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        let snapshot = collected.snapshot()
+        // The deadline first: cutting the read off is what made it fail then.
+        guard finished else { return .timedOut(prefix: snapshot.data.prefix(prefixLimit)) }
+        if let declared = snapshot.declared { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: declared) }
+        if let error = snapshot.error { return .failed(prefix: snapshot.data.prefix(prefixLimit), error: error) }
+        if snapshot.seen > limit { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: snapshot.seen) }
+        return .complete(snapshot.data)
+    }
+
+    /// The bytes read so far, shared with the reading task.
+    final class Collected: Sendable {
+        struct State {
+            var data = Data()
+            var seen = 0
+            var declared: Int?
+            var error: String?
+        }
+        private let state = Mutex(State())
+
+        func append(_ chunk: ByteBuffer, keepingAtMost cap: Int) {
+            state.withLock { state in
+                state.seen += chunk.readableBytes
+                let room = cap - state.data.count
+                if room > 0 { state.data.append(contentsOf: chunk.readableBytesView.prefix(room)) }
+            }
+        }
+
+        var count: Int { state.withLock { $0.seen } }
+
+        func declaredTooLarge(_ size: Int) { state.withLock { $0.declared = size } }
+
+        func failed(_ error: String) { state.withLock { $0.error = error } }
+
+        func snapshot() -> State { state.withLock { $0 } }
+    }
+
+    // MARK: Parsing and verdicts
+
+    struct Refusal: Error, Equatable {
+        let reason: String
+        let detail: String
+    }
+
+    static func signedPayload(in data: Data) -> Result<String, Refusal> {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return .failure(Refusal(reason: "not-json", detail: "The body is not JSON."))
+        }
+        guard let members = object as? [String: Any] else {
+            return .failure(Refusal(reason: "not-json-object", detail: "The body is JSON but not an object like {\"signedPayload\": \"...\"}."))
+        }
+        guard let jws = members["signedPayload"] as? String, !jws.isEmpty else {
+            return .failure(Refusal(reason: "no-signed-payload", detail: "The body has no signedPayload string."))
+        }
+        return .success(jws)
+    }
+
+    /// Why a notification is refused: its own verdict first, then each nested payload's.
+    static func refusal(for decoded: DecodedNotification) -> Refusal? {
+        let parts: [(String, VerificationStatus?)] = [
+            ("notification", decoded.notification.status), ("nested transaction", decoded.transaction?.status),
+            ("nested renewal info", decoded.renewalInfo?.status), ("nested app transaction", decoded.appTransaction?.status),
+        ]
+        for (name, status) in parts {
+            switch status {
+            case .verified?, nil: continue
+            case .failed(let failure)?:
+                let what = name == "notification" ? "The notification did not verify" : "The \(name) did not verify"
+                return Refusal(reason: reason(for: failure), detail: "\(what): \(failure)")
+            case .notChecked(let why)?:
+                return Refusal(reason: "not-checked", detail: "The \(name)'s signature cannot be checked: \(why)")
+            }
+        }
+        return nil
+    }
+
+    static func reason(for failure: VerificationFailure) -> String {
+        switch failure {
+        case .malformedJWS: return "malformed-jws"
+        case .unsupportedAlgorithm: return "unsupported-algorithm"
+        case .missingCertificateChain, .wrongChainLength, .invalidCertificate: return "bad-certificate-chain"
+        case .untrustedChain: return "untrusted-chain"
+        case .invalidSignature: return "invalid-signature"
+        case .undecodablePayload: return "undecodable-payload"
+        case .wrongBundleId: return "wrong-bundle-id"
+        case .wrongAppAppleId: return "wrong-app-apple-id"
+        case .wrongEnvironment: return "wrong-environment"
+        }
+    }
+
+    static func verifiedParts(_ decoded: DecodedNotification) -> String {
+        var parts = ["notification"]
+        if decoded.transaction != nil { parts.append("transaction") }
+        if decoded.renewalInfo != nil { parts.append("renewal info") }
+        if decoded.appTransaction != nil { parts.append("app transaction") }
+        return "Verified: " + parts.joined(separator: ", ")
+    }
+
+    static func identity(of payload: NotificationPayload) -> (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
+        if let data = payload.data { return (data.bundleId, data.appAppleId, data.environment) }
+        if let summary = payload.summary { return (summary.bundleId, summary.appAppleId, summary.environment) }
+        if let token = payload.externalPurchaseToken {
+            let isSandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") ?? false
+            return (token.bundleId, token.appAppleId, isSandbox ? .sandbox : .production)
+        }
+        if let appData = payload.appData { return (appData.bundleId, appData.appAppleId, appData.environment) }
+        return (nil, nil, nil)
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        let body = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+}
+
+/// At most `capacity` bodies run at once; the others wait in arrival order.
+final class Slots: Sendable {
+    private struct State {
+        var inUse = 0
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    init(_ capacity: Int) {
+        self.capacity = capacity
+    }
+
+    var inUse: Int { state.withLock { $0.inUse } }
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    func run<T: Sendable>(_ body: () async -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.inUse < capacity {
+                    state.inUse += 1
+                    return true
+                }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        let value = await body()
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.waiters.isEmpty {
+                state.inUse -= 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume()
+        return value
+    }
+}

@@ -1,0 +1,216 @@
+import AppStoreServerAPI
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import WebhookStore
+
+/// An HTTP receiver for App Store Server Notifications V2. Each POST to `path` is read (never more
+/// than `maxBodyBytes`), parsed, verified with the profile's verifier, stored, and only then answered
+/// 200, so that Apple retries whatever was not durably stored. Refused bodies are answered 400 with
+/// the reason and kept in the store's quarantine; when the store cannot be written the answer is 503.
+public final class NotificationReceiver: Sendable {
+    public struct Configuration: Sendable {
+        public var host = "127.0.0.1"
+        /// 0 picks a free port.
+        public var port = 8080
+        public var path = "/appstore/notifications"
+        /// Apple's notifications are a few KiB; anything bigger than this is refused unread.
+        public var maxBodyBytes = 1 << 20
+        /// Of a body too large, this much is kept in quarantine.
+        public var quarantinedPrefixBytes = 64 << 10
+        /// Requests handled at once; the others wait their turn.
+        public var maxConcurrentRequests = 64
+        /// Open connections at most (each waits for a free request slot).
+        public var maxConnections = 512
+        /// How long a request's body may take to arrive; a connection idle for 10 s more is closed.
+        public var readTimeout: Duration = .seconds(10)
+        /// How long a stop waits for requests in flight before cutting them off.
+        public var drainTimeout: Duration = .seconds(10)
+        /// Where each stored notification is sent on to, and whether its answer is the sender's.
+        public var forward: ForwardConfiguration?
+        /// HTTPS with this certificate chain and key (PEM files); plain HTTP when nil.
+        public var tls: TLSFiles?
+        public var logger = Logger(label: "iapdesk.listen")
+
+        public init() {}
+    }
+
+    public struct TLSFiles: Sendable {
+        public var certificateChainPath: String
+        public var privateKeyPath: String
+
+        public init(certificateChainPath: String, privateKeyPath: String) {
+            self.certificateChainPath = certificateChainPath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public let configuration: Configuration
+    public let port: Int
+    public var url: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)\(configuration.path)")! }
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    private let handler: DeliveryHandler
+
+    /// Binds the port and returns once the receiver accepts connections.
+    public static func start(
+        _ configuration: Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
+        onArrival: @escaping @Sendable (Arrival) -> Void = { _ in }
+    ) async throws -> NotificationReceiver {
+        let handler = DeliveryHandler(configuration: configuration, verifier: verifier, store: store, onArrival: onArrival)
+        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
+        var logger = configuration.logger
+        logger.logLevel = .critical
+        // Idle connections close 10 s after the read timeout: well after a request's own body
+        // deadline, so a body that stops arriving is still answered 408 (and kept), even on a busy machine.
+        let idle = configuration.readTimeout + .seconds(10)
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(
+            Int64(idle.components.seconds) * 1_000_000_000 + idle.components.attoseconds / 1_000_000_000)))
+        let server = try configuration.tls.map { files in try HTTPServerBuilder.tls(http1, tlsConfiguration: try Self.tlsConfiguration(files)) } ?? http1
+        let app = Application(
+            responder: CallbackResponder<ReceiverContext> { request, context in
+                await handler.respond(to: request, remoteAddress: context.remoteAddress)
+            },
+            server: server,
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let task = Task { try await group.run() }
+        var port = 0
+        for await bound in portStream { port = bound }
+        guard port > 0 else {
+            task.cancel()
+            _ = try? await task.value
+            throw ReceiverError.couldNotBind(host: configuration.host, port: configuration.port)
+        }
+        return NotificationReceiver(configuration: configuration, port: port, group: group, task: task, handler: handler)
+    }
+
+    /// The server side of TLS from PEM files, each failure saying which file and why.
+    static func tlsConfiguration(_ files: TLSFiles) throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(files.certificateChainPath)
+        } catch {
+            throw ReceiverError.tls("the certificate \(files.certificateChainPath) cannot be read as PEM (\(error))")
+        }
+        guard !chain.isEmpty else { throw ReceiverError.tls("the certificate file \(files.certificateChainPath) holds no certificate") }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: files.privateKeyPath, format: .pem)
+        } catch {
+            throw ReceiverError.tls("the private key \(files.privateKeyPath) cannot be read as PEM (\(error))")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        return configuration
+    }
+
+    private init(configuration: Configuration, port: Int, group: ServiceGroup, task: Task<Void, any Error>, handler: DeliveryHandler) {
+        self.configuration = configuration
+        self.port = port
+        self.group = group
+        self.task = task
+        self.handler = handler
+    }
+
+    /// Stops accepting connections and lets requests in flight finish (each still stores before it
+    /// answers), for at most `drainTimeout`; then cuts off what is left. The store stays open:
+    /// close it after this returns. Returns whether everything in flight finished.
+    @discardableResult
+    public func stop() async -> Bool {
+        await group.triggerGracefulShutdown()
+        let task = self.task
+        let drained = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                _ = try? await task.value
+                return true
+            }
+            group.addTask { [drainTimeout = configuration.drainTimeout] in
+                try? await Task.sleep(for: drainTimeout)
+                return false
+            }
+            let first = await group.next() ?? true
+            group.cancelAll()
+            return first
+        }
+        if !drained {
+            task.cancel()
+            _ = try? await task.value
+        }
+        return drained
+    }
+
+    /// Requests being handled right now.
+    public var inFlight: Int { handler.slots.inUse }
+    /// Requests waiting for one of the `maxConcurrentRequests` slots.
+    public var waiting: Int { handler.slots.waiting }
+}
+
+public enum ReceiverError: Error, CustomStringConvertible {
+    case couldNotBind(host: String, port: Int)
+    case tls(String)
+
+    public var description: String {
+        switch self {
+        case .tls(let why): return "Cannot serve HTTPS: \(why)."
+        case .couldNotBind(let host, let port):
+            return "Cannot listen on \(host):\(port): the port may be in use or the address not this machine's."
+        }
+    }
+}
+
+/// What happened to one request, for the one line `listen` prints per arrival.
+public struct Arrival: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case stored, duplicate, quarantined
+        /// The store could not be written: answered 503.
+        case storeFailed = "store-failed"
+    }
+
+    public var receivedAt: Date
+    public var outcome: Outcome
+    public var status: Int
+    public var milliseconds: Double
+    public var notificationUUID: String?
+    public var notificationType: String?
+    public var subtype: String?
+    /// "verified", or the reason it was refused.
+    public var verdict: String
+    public var detail: String?
+    public var deliveryCount: Int?
+    /// What the forward gave, with --forward-to.
+    public var forwardResult: String?
+    public var transactionId: String?
+    public var remoteAddress: String?
+}
+
+/// Adds the peer's address to Hummingbird's basic context.
+struct ReceiverContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: String?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress.map(Self.describe)
+    }
+
+    static func describe(_ address: SocketAddress) -> String {
+        guard let ip = address.ipAddress else { return address.description }
+        guard let port = address.port else { return ip }
+        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+
+/// Where received App Store Server Notifications are kept. The receiver answers Apple 200 only
+/// after `record` returns, so an implementation must make the write durable before returning.
+/// The embedded SQLite file implements it today; a shared server database implements it next.
+public protocol NotificationStore: Sendable {
+    /// Stores a verified notification, or counts one more delivery of a notificationUUID already
+    /// stored (Apple's retries repeat it). Two concurrent deliveries of one UUID are stored once.
+    func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome
+    /// Adds what the forward of a stored delivery gave, and the status finally answered.
+    func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws
+    /// Keeps a body that was refused (400), with the reason, so that nothing sent is lost.
+    @discardableResult func quarantine(_ body: RefusedDelivery) async throws -> Int64
+    /// Stored notifications, newest delivery last.
+    func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification]
+    /// Every delivery of one stored notification, oldest first.
+    func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery]
+    /// Quarantined bodies, oldest first.
+    func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery]
+    func close() async throws
+}
+
+/// One arrival of a notification that verified (or that the receiver chose to keep as such).
+public struct NotificationDelivery: Sendable, Equatable {
+    public var notificationUUID: String
+    public var rawBody: Data
+    /// The notification's payload JSON exactly as signed.
+    public var decodedPayload: Data?
+    /// "verified", or the failure's status name; `verdictDetail` says what was checked or why not.
+    public var verdict: String
+    public var verdictDetail: String?
+    public var notificationType: String?
+    public var subtype: String?
+    public var environment: String?
+    public var bundleId: String?
+    public var appAppleId: Int64?
+    public var transactionId: String?
+    public var originalTransactionId: String?
+    public var productId: String?
+    public var signedDate: Date?
+    public var receivedAt: Date
+    public var remoteAddress: String?
+    /// The status the receiver answers once the write returns (200).
+    public var answeredStatus: Int
+    /// Milliseconds from the request's arrival to the durable write.
+    public var elapsedMilliseconds: Double
+
+    public init(notificationUUID: String, rawBody: Data, verdict: String, receivedAt: Date, answeredStatus: Int = 200, elapsedMilliseconds: Double = 0) {
+        self.notificationUUID = notificationUUID
+        self.rawBody = rawBody
+        self.verdict = verdict
+        self.receivedAt = receivedAt
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
+    }
+}
+
+public struct RecordOutcome: Sendable, Equatable {
+    /// The stored notification's row.
+    public var id: Int64
+    /// This delivery's row.
+    public var deliveryId: Int64
+    /// 1 for the first delivery of this notificationUUID, more for a repeat.
+    public var deliveryCount: Int
+
+    public init(id: Int64, deliveryId: Int64, deliveryCount: Int) {
+        self.id = id
+        self.deliveryId = deliveryId
+        self.deliveryCount = deliveryCount
+    }
+
+    public var isDuplicate: Bool { deliveryCount > 1 }
+}
+
+/// What forwarding a stored notification to the app's own endpoint gave.
+public struct ForwardOutcome: Sendable, Equatable {
+    /// "HTTP 200", "timed out after 10 s", "cannot connect: ...".
+    public var result: String
+    /// The forward's HTTP status, when it answered.
+    public var status: Int?
+    public var milliseconds: Double
+    /// The status answered to the sender after the forward (differs from 200 with --mirror-status).
+    public var answeredStatus: Int
+    /// Milliseconds from the request's arrival to the answer, the forward included.
+    public var elapsedMilliseconds: Double
+
+    public init(result: String, status: Int?, milliseconds: Double, answeredStatus: Int, elapsedMilliseconds: Double) {
+        self.result = result
+        self.status = status
+        self.milliseconds = milliseconds
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
+    }
+}
+
+/// A body answered 400, kept with why.
+public struct RefusedDelivery: Sendable, Equatable {
+    /// A short machine-readable reason: not-json, no-signed-payload, too-large, not-verified, ...
+    public var reason: String
+    /// The text answered in `{"error": ...}`.
+    public var detail: String
+    /// The body as received, cut at the store's cap; `bodySize` is what arrived (at least).
+    public var body: Data
+    public var bodySize: Int
+    public var truncated: Bool
+    public var notificationUUID: String?
+    public var notificationType: String?
+    public var receivedAt: Date
+    public var remoteAddress: String?
+    public var answeredStatus: Int
+    public var elapsedMilliseconds: Double
+
+    public init(reason: String, detail: String, body: Data, bodySize: Int, truncated: Bool, receivedAt: Date, answeredStatus: Int = 400) {
+        self.reason = reason
+        self.detail = detail
+        self.body = body
+        self.bodySize = bodySize
+        self.truncated = truncated
+        self.receivedAt = receivedAt
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = 0
+    }
+}
+
+public struct NotificationFilter: Sendable, Equatable {
+    /// Last delivered at or after this date.
+    public var since: Date?
+    public var type: String?
+    /// Concerning this transaction (its own or its original transaction ID).
+    public var transactionId: String?
+    /// Only notifications delivered again or for the first time after this delivery ID (`--follow`).
+    public var afterDelivery: Int64?
+    /// The newest this many.
+    public var limit: Int?
+
+    public init(since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil) {
+        self.since = since
+        self.type = type
+        self.transactionId = transactionId
+        self.afterDelivery = afterDelivery
+        self.limit = limit
+    }
+}
+
+public struct QuarantineFilter: Sendable, Equatable {
+    public var since: Date?
+    public var afterId: Int64?
+    public var limit: Int?
+
+    public init(since: Date? = nil, afterId: Int64? = nil, limit: Int? = nil) {
+        self.since = since
+        self.afterId = afterId
+        self.limit = limit
+    }
+}
+
+public struct StoredNotification: Sendable, Equatable {
+    public var id: Int64
+    public var notificationUUID: String
+    public var notificationType: String?
+    public var subtype: String?
+    public var environment: String?
+    public var bundleId: String?
+    public var appAppleId: Int64?
+    public var transactionId: String?
+    public var originalTransactionId: String?
+    public var productId: String?
+    public var signedDate: Date?
+    public var verdict: String
+    public var verdictDetail: String?
+    public var rawBody: Data
+    public var decodedPayload: Data?
+    public var firstReceivedAt: Date
+    public var lastReceivedAt: Date
+    public var remoteAddress: String?
+    public var answeredStatus: Int
+    public var elapsedMilliseconds: Double
+    public var forwardResult: String?
+    public var forwardStatus: Int?
+    public var deliveryCount: Int
+    /// The ID of its latest delivery: the cursor `--follow` moves along.
+    public var lastDeliveryId: Int64
+}
+
+public struct StoredDelivery: Sendable, Equatable {
+    public var id: Int64
+    public var notificationId: Int64
+    public var receivedAt: Date
+    public var remoteAddress: String?
+    public var answeredStatus: Int
+    public var elapsedMilliseconds: Double
+    public var forwardResult: String?
+    public var forwardStatus: Int?
+    public var forwardMilliseconds: Double?
+}
+
+public struct QuarantinedDelivery: Sendable, Equatable {
+    public var id: Int64
+    public var reason: String
+    public var detail: String
+    public var body: Data
+    public var bodySize: Int
+    public var truncated: Bool
+    public var notificationUUID: String?
+    public var notificationType: String?
+    public var receivedAt: Date
+    public var remoteAddress: String?
+    public var answeredStatus: Int
+    public var elapsedMilliseconds: Double
+}
+
+public enum NotificationStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// `received` on a store that `listen` never created.
+    case missing(path: String)
+    case unwritable(path: String, reason: String)
+    /// Made by a newer iapdesk: its schema is unknown here.
+    case newerSchema(path: String, version: Int, known: Int)
+    case closed
+
+    public var description: String {
+        switch self {
+        case .missing(let path): return "No notifications stored yet at \(path): start iapdesk listen."
+        case .unwritable(let path, let reason): return "The notification store at \(path) cannot be opened: \(reason)."
+        case .newerSchema(let path, let version, let known):
+            return "The notification store at \(path) has schema version \(version), newer than this iapdesk knows (\(known)): update iapdesk."
+        case .closed: return "The notification store is closed."
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import AppStoreServerAPI
+import ArgumentParser
+import DemoServer
+import Foundation
+import Synchronization
+import WebhookReceiver
+import WebhookStore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Prints one figure per line as `name: value unit`: the notification store's writes and the
+/// receiver's end-to-end rate over loopback (docs/webhooks.md, Figures).
+@main
+struct WebhookBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "iapdesk-webhook-bench",
+        abstract: "Measures the notification store and the receiver behind iapdesk listen.",
+        discussion: """
+            Every write is durable (WAL, synchronous=FULL), so the store's figures are mostly the disk's fsync. \
+            The receiver's figures include reading the body, verifying the notification and its nested transaction \
+            (demo-signed), the durable write and the answer, with the senders on the same machine.
+            """)
+
+    @Option(name: .long, help: "Notifications per measurement.") var count: Int = 2000
+    @Option(name: .long, help: "Requests in flight in the receiver measurement.") var concurrency: Int = 16
+    @Option(name: .long, help: "Folder for the store files (default: a new temporary folder; its disk decides the figures).")
+    var folder: String?
+
+    func run() async throws {
+        let base = folder ?? NSTemporaryDirectory() + "iapdesk-webhook-bench-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        defer { if folder == nil { try? FileManager.default.removeItem(atPath: base) } }
+        try await measureStore(base + "/store.sqlite")
+        try await measureReceiver(base + "/receiver.sqlite")
+    }
+
+    static func figure(_ name: String, _ value: Double, _ unit: String) {
+        print("\(name): \(String(format: value >= 100 ? "%.0f" : "%.2f", value)) \(unit)")
+        fflush(nil)
+    }
+
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    static func delivery(_ uuid: String) -> NotificationDelivery {
+        var delivery = NotificationDelivery(
+            notificationUUID: uuid, rawBody: Data(repeating: UInt8(ascii: "x"), count: 4_000), verdict: "verified", receivedAt: Date(),
+            elapsedMilliseconds: 1)
+        delivery.notificationType = "DID_RENEW"
+        delivery.transactionId = "2000000123456789"
+        delivery.decodedPayload = Data(repeating: UInt8(ascii: "y"), count: 2_000)
+        return delivery
+    }
+
+    func measureStore(_ path: String) async throws {
+        let store = try await SQLiteNotificationStore.open(path: path)
+        let count = self.count
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        let sequential = try await clock.measure {
+            for index in 0..<count {
+                let started = clock.now
+                _ = try await store.record(Self.delivery("sequential-\(index)"))
+                latencies.append(Self.seconds(clock.now - started) * 1000)
+            }
+        }
+        Self.figure("store_record_sequential", Double(count) / Self.seconds(sequential), "notifications/s")
+        Self.figure("store_record_p50", Self.percentile(latencies, 0.5), "ms")
+        Self.figure("store_record_p99", Self.percentile(latencies, 0.99), "ms")
+        let concurrent = try await clock.measure {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<8 {
+                    group.addTask {
+                        for index in stride(from: worker, to: count, by: 8) { _ = try await store.record(Self.delivery("concurrent-\(index)")) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        Self.figure("store_record_concurrent_8", Double(count) / Self.seconds(concurrent), "notifications/s")
+        let repeats = try await clock.measure {
+            for index in 0..<count { _ = try await store.record(Self.delivery("sequential-\(index)")) }
+        }
+        Self.figure("store_record_repeat", Double(count) / Self.seconds(repeats), "deliveries/s")
+        let listing = try await clock.measure {
+            _ = try await store.notifications(NotificationFilter(type: "DID_RENEW", limit: 50))
+        }
+        Self.figure("store_list_newest_50_of_\(2 * count)", Self.seconds(listing) * 1000, "ms")
+        try await store.close()
+    }
+
+    func measureReceiver(_ path: String) async throws {
+        let demo = try await DemoServer.start()
+        let store = try await SQLiteNotificationStore.open(path: path)
+        var configuration = NotificationReceiver.Configuration()
+        configuration.port = 0
+        let receiver = try await NotificationReceiver.start(configuration, verifier: try demo.makeVerifier(), store: store)
+        var bodies: [Data] = []
+        for index in 0..<count {
+            var transaction = TransactionPayload()
+            transaction.transactionId = String(2_000_000_100_000_000 + index)
+            transaction.originalTransactionId = "2000000000000001"
+            transaction.bundleId = DemoServer.bundleId
+            transaction.productId = "com.iapdesk.demo.pro.monthly"
+            transaction.environment = .production
+            transaction.signedDate = Date()
+            var data = NotificationData()
+            data.environment = .production
+            data.appAppleId = DemoServer.appAppleId
+            data.bundleId = DemoServer.bundleId
+            data.signedTransactionInfo = try demo.sign(transaction)
+            var payload = NotificationPayload()
+            payload.notificationType = .didRenew
+            payload.notificationUUID = UUID().uuidString.lowercased()
+            payload.version = "2.0"
+            payload.signedDate = Date()
+            payload.data = data
+            bodies.append(Data(#"{"signedPayload":"\#(try demo.sign(payload))"}"#.utf8))
+        }
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpMaximumConnectionsPerHost = concurrency
+        sessionConfiguration.timeoutIntervalForRequest = 60
+        let session = URLSession(configuration: sessionConfiguration)
+        let url = receiver.url
+
+        let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        Self.figure("receiver_verified_stored_c\(concurrency)", Double(count) / verified, "notifications/s")
+        Self.figure("receiver_verified_stored_p50", Self.percentile(verifiedLatencies, 0.5), "ms")
+        Self.figure("receiver_verified_stored_p99", Self.percentile(verifiedLatencies, 0.99), "ms")
+        Self.figure("receiver_verified_stored_not_200", Double(verifiedFailures), "requests")
+        let (repeated, _, _) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        Self.figure("receiver_repeat_c\(concurrency)", Double(count) / repeated, "deliveries/s")
+        let junk = Array(repeating: Data("not json".utf8), count: count)
+        let (quarantined, _, _) = try await Self.send(junk, to: url, session: session, concurrency: concurrency, expecting: 400)
+        Self.figure("receiver_quarantine_c\(concurrency)", Double(count) / quarantined, "bodies/s")
+        session.finishTasksAndInvalidate()
+        await receiver.stop()
+        try await store.close()
+        await demo.stop()
+    }
+
+    /// Posts every body with `concurrency` in flight; seconds in all, each request's milliseconds, and how many were not `expecting`.
+    static func send(
+        _ bodies: [Data], to url: URL, session: URLSession, concurrency: Int, expecting: Int = 200
+    ) async throws -> (Double, [Double], Int) {
+        let next = Counter()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let results = await withTaskGroup(of: ([Double], Int).self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var latencies: [Double] = []
+                    var failures = 0
+                    while true {
+                        let index = next.take()
+                        guard index < bodies.count else { break }
+                        var request = URLRequest(url: url)
+                        request.httpMethod = "POST"
+                        request.httpBody = bodies[index]
+                        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                        let sent = clock.now
+                        let status = (try? await session.data(for: request)).flatMap { ($0.1 as? HTTPURLResponse)?.statusCode }
+                        latencies.append(seconds(clock.now - sent) * 1000)
+                        if status != expecting { failures += 1 }
+                    }
+                    return (latencies, failures)
+                }
+            }
+            var all: ([Double], Int) = ([], 0)
+            for await (latencies, failures) in group {
+                all.0 += latencies
+                all.1 += failures
+            }
+            return all
+        }
+        return (seconds(clock.now - started), results.0, results.1)
+    }
+}
+
+/// Hands out 0, 1, 2, ... to tasks sharing a list.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+
+    func take() -> Int {
+        value.withLock { value in
+            defer { value += 1 }
+            return value
+        }
+    }
+}

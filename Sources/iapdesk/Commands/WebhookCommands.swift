@@ -1,0 +1,417 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+import Synchronization
+import WebhookReceiver
+import WebhookStore
+
+/// The notification store's location, shared by `listen` and `received`.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The notification store (default: IAPDESK_STORE_PATH, then $XDG_DATA_HOME/iapdesk/notifications.sqlite).", valueName: "path"))
+    var store: String?
+
+    var path: String { store ?? SQLiteNotificationStore.defaultPath() }
+}
+
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Receive App Store Server Notifications: verify, store, then answer 200.",
+        discussion: """
+            An HTTP receiver for App Store Server Notifications V2. Each POST {"signedPayload": ...} is verified with the \
+            profile's verifier (certificate chain, bundle ID, app Apple ID, environment, and every signed payload nested in it), \
+            stored, and only then answered 200, so Apple retries whatever was not stored. Repeated deliveries of one \
+            notificationUUID are stored once and counted. A body that is not JSON, has no signedPayload, is larger than 1 MiB \
+            or does not verify is answered 400 with the reason and kept in quarantine; when the store cannot be written the \
+            answer is 503. One line per arrival on standard output (JSON lines with --json). Ctrl-C or SIGTERM stops \
+            accepting, lets requests in flight finish and exits 0. See docs/webhooks.md.
+
+            With --demo the receiver trusts the embedded demo server's chain and that server sends its notifications here: \
+            `iapdesk listen --demo --send-test` shows one arriving.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("Address to listen on (port 0: a free one).", valueName: "host:port"))
+    var address: String = "127.0.0.1:8080"
+    @Option(name: .long, help: "The path notifications are POSTed to.") var path: String = "/appstore/notifications"
+    @Option(name: .long, help: ArgumentHelp("Serve HTTPS with this certificate chain (PEM; needs --tls-key).", valueName: "pem")) var tlsCert: String?
+    @Option(name: .long, help: ArgumentHelp("The private key of --tls-cert (PEM).", valueName: "pem")) var tlsKey: String?
+    @OptionGroup var storeOptions: StoreOptions
+    @Option(name: .long, help: ArgumentHelp("After storing, POST each notification's body as it arrived to this URL (the app's own endpoint).", valueName: "url"))
+    var forwardTo: String?
+    @Option(name: .long, help: ArgumentHelp("Seconds the forward may take.", valueName: "seconds")) var forwardTimeout: Double = 10
+    @Flag(name: .long, help: "Answer with the forward's status (502 unreachable, 504 timed out) instead of 200, so the sender retries what the app's endpoint did not take.")
+    var mirrorStatus = false
+    @Option(name: .long, help: "Requests handled at once; the others wait.") var maxConcurrent: Int = 64
+    @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds")) var readTimeout: Double = 10
+    @Option(name: .long, help: ArgumentHelp("Seconds a stop waits for requests in flight.", valueName: "seconds")) var drainTimeout: Double = 10
+    @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
+    @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (try? Self.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
+        guard path.hasPrefix("/") else { throw ValidationError("--path must start with /.") }
+        guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
+        if let forwardTo {
+            guard let url = URL(string: forwardTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--forward-to must be an http(s) URL.")
+            }
+        }
+        if mirrorStatus && forwardTo == nil { throw ValidationError("--mirror-status needs --forward-to.") }
+        guard forwardTimeout.isFinite, forwardTimeout > 0, forwardTimeout <= 600 else {
+            throw ValidationError("--forward-timeout must be more than 0 and at most 600 seconds.")
+        }
+        guard (1...4096).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be 1 to 4096.") }
+        for (name, value) in [("--read-timeout", readTimeout), ("--drain-timeout", drainTimeout)] {
+            guard value.isFinite, value > 0, value <= 3600 else { throw ValidationError("\(name) must be more than 0 and at most 3600 seconds.") }
+        }
+    }
+
+    static func split(_ address: String) throws -> (host: String, port: Int) {
+        var host: Substring
+        var portText: Substring
+        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
+            host = address[address.index(after: address.startIndex)..<close]
+            let rest = address[address.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw ValidationError("no port") }
+            portText = rest.dropFirst()
+        } else {
+            guard let colon = address.lastIndex(of: ":") else { throw ValidationError("no port") }
+            host = address[..<colon]
+            portText = address[address.index(after: colon)...]
+        }
+        guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { throw ValidationError("bad address") }
+        return (String(host), port)
+    }
+
+    func run() async throws {
+        try await runReporting {
+            let (host, port) = try Self.split(address)
+            // Only the verifier is needed to receive; API credentials only to ask for a test notification.
+            let session: Session?
+            let verifier: SignedDataVerifier
+            if global.demo || sendTest {
+                let opened = try await Session.open(global)
+                guard let made = opened.verifier else {
+                    await opened.close()
+                    throw CLIError("Cannot verify notifications: \(opened.verifierProblem ?? "no verifier")", status: .configuration)
+                }
+                session = opened
+                verifier = made
+            } else {
+                session = nil
+                verifier = try Self.verifier(global)
+            }
+            let storePath = storeOptions.path
+            let store: SQLiteNotificationStore
+            do {
+                store = try await SQLiteNotificationStore.open(path: storePath)
+            } catch let error as NotificationStoreError {
+                await session?.close()
+                throw CLIError(error.description, status: .configuration)
+            }
+            var configuration = NotificationReceiver.Configuration()
+            configuration.host = host
+            configuration.port = port
+            configuration.path = path
+            configuration.maxConcurrentRequests = maxConcurrent
+            configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
+            configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
+            if let forwardTo, let url = URL(string: forwardTo) {
+                configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
+            }
+            if let tlsCert, let tlsKey {
+                configuration.tls = NotificationReceiver.TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
+            }
+            let output = ArrivalPrinter(json: global.json, quiet: quiet)
+            let receiver: NotificationReceiver
+            do {
+                receiver = try await NotificationReceiver.start(configuration, verifier: verifier, store: store) { output.print($0) }
+            } catch {
+                try? await store.close()
+                await session?.close()
+                if case ReceiverError.tls = error {
+                    throw CLIError("\(error)", hint: "--tls-cert takes the PEM certificate chain, leaf first; --tls-key its PEM private key.", status: .configuration)
+                }
+                throw CLIError("\(error)", hint: "Choose another --address (port 0 picks a free one).", status: .configuration)
+            }
+            if let demo = session?.demo { demo.webhookURL = receiver.url }
+            output.banner(url: receiver.url, store: storePath, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
+            if sendTest, let session {
+                do {
+                    let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
+                    output.note("Requested a test notification in \(session.environmentLabel) (token \(token)).")
+                } catch let error as APIError {
+                    output.note("The test notification was not requested: \(error.summary)")
+                }
+            }
+            await ShutdownSignal.wait()
+            output.note("Stopping: finishing requests in flight.")
+            let drained = await receiver.stop()
+            try? await store.close()
+            await session?.close()
+            output.note(output.summary + (drained ? "" : " Some requests in flight were cut off after \(Int(drainTimeout)) s: they were not answered 200."))
+        }
+    }
+
+    /// The profile's verifier, without needing API credentials.
+    static func verifier(_ options: GlobalOptions) throws -> SignedDataVerifier {
+        let loader = ConfigLoader()
+        let file = try loader.loadFile(path: options.config)
+        let profile = try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
+        guard let bundleId = profile.bundleId, let environment = profile.environment else {
+            throw CLIError(
+                "Receiving notifications needs the app's bundle ID and environment.",
+                hint: "Set bundle_id and environment in the profile, or pass --bundle-id and --environment (IAPDESK_BUNDLE_ID, IAPDESK_ENVIRONMENT); Production also needs --app-apple-id.",
+                status: .configuration)
+        }
+        return try SignedDataVerifier(
+            bundleId: bundleId, appAppleId: profile.appAppleId, environment: environment, additionalRoots: try Session.rootCertificates(profile))
+    }
+}
+
+/// One line per arrival, written whole so concurrent arrivals do not mix; counts for the summary.
+final class ArrivalPrinter: Sendable {
+    let json: Bool
+    let quiet: Bool
+    private let counts = Mutex([Arrival.Outcome: Int]())
+
+    init(json: Bool, quiet: Bool) {
+        self.json = json
+        self.quiet = quiet
+    }
+
+    func print(_ arrival: Arrival) {
+        counts.withLock { $0[arrival.outcome, default: 0] += 1 }
+        guard !quiet else { return }
+        if json {
+            var object: [String: Any?] = [
+                "receivedAt": DisplayFormat.iso(arrival.receivedAt), "outcome": arrival.outcome.rawValue, "status": arrival.status,
+                "ms": (arrival.milliseconds * 10).rounded() / 10, "notificationUUID": arrival.notificationUUID,
+                "notificationType": arrival.notificationType, "subtype": arrival.subtype, "verdict": arrival.verdict,
+                "detail": arrival.detail, "deliveryCount": arrival.deliveryCount, "transactionId": arrival.transactionId,
+                "forwardResult": arrival.forwardResult,
+                "remoteAddress": arrival.remoteAddress,
+            ]
+            object = object.filter { $0.value != nil }
+            write(JSONLine.render(object.mapValues { $0! }))
+        } else {
+            let kind = [arrival.notificationType ?? "-", arrival.subtype].compactMap { $0 }.joined(separator: "/")
+            var line = "\(DisplayFormat.date(arrival.receivedAt, seconds: true))  \(arrival.status)  \(kind)  \(arrival.notificationUUID ?? "-")"
+            line += "  \(arrival.verdict)  \(arrival.outcome.rawValue)"
+            if let count = arrival.deliveryCount, count > 1 { line += " (delivery \(count))" }
+            if let forward = arrival.forwardResult { line += "  forward: \(forward)" }
+            line += String(format: "  %.1f ms", arrival.milliseconds)
+            if arrival.outcome != .stored && arrival.outcome != .duplicate, let detail = arrival.detail { line += "  \(detail)" }
+            write(line)
+        }
+    }
+
+    func banner(url: URL, store: String, environment: String, bundleId: String) {
+        if json {
+            write(JSONLine.render(["listening": url.absoluteString, "store": store, "environment": environment, "bundleId": bundleId]))
+        } else {
+            write("Listening on \(url.absoluteString) for \(bundleId) in \(environment). Storing in \(store). Ctrl-C stops.")
+        }
+    }
+
+    /// Messages about the receiver itself go to standard error, so standard output stays one line per arrival.
+    func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    var summary: String {
+        let counts = self.counts.withLock { $0 }
+        return "Stopped. Stored \(counts[.stored, default: 0]), duplicates \(counts[.duplicate, default: 0]), "
+            + "quarantined \(counts[.quarantined, default: 0]), not stored \(counts[.storeFailed, default: 0])."
+    }
+
+    private func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+}
+
+enum JSONLine {
+    static func render(_ object: [String: Any]) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+struct ReceivedCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "received",
+        abstract: "List the notifications `iapdesk listen` received, or follow them as they arrive.",
+        discussion: "Reads the notification store only; no profile is needed. See docs/webhooks.md.")
+
+    @Option(name: .long, help: "Delivered since (1h, 7d, 2026-11-01, ...; default: all).") var since: String?
+    @Option(name: .long, help: "Only this notification type, such as DID_RENEW.") var type: String?
+    @Option(name: .long, help: "Only notifications about this transaction (its own or original transaction ID).") var transaction: String?
+    @Flag(name: .long, help: "List the refused bodies kept in quarantine, with their reasons.") var quarantined = false
+    @Flag(name: .long, help: "Keep printing new arrivals until Ctrl-C.") var follow = false
+    @Option(name: .long, help: "Show the newest this many (default 50).") var limit: Int = 50
+    @Flag(name: .long, help: "Print JSON for scripts (JSON lines with --follow).") var json = false
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be at least 1.") }
+        if quarantined && (type != nil || transaction != nil) {
+            throw ValidationError("--type and --transaction filter notifications; quarantined bodies have only --since.")
+        }
+    }
+
+    func run() async throws {
+        try await runReporting {
+            let sinceDate = try since.map { try DateArgument.require($0, "--since") }
+            let path = storeOptions.path
+            let store: SQLiteNotificationStore
+            do {
+                store = try await SQLiteNotificationStore.open(path: path, create: false)
+            } catch let error as NotificationStoreError {
+                if case .missing = error { throw CLIError(error.description, status: .notFound) }
+                throw CLIError(error.description, status: .configuration)
+            }
+            do {
+                try await show(store, path: path, since: sinceDate)
+                try? await store.close()
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
+    }
+
+    private func show(_ store: SQLiteNotificationStore, path: String, since sinceDate: Date?) async throws {
+        do {
+            let printer = Printer(json: json)
+            var filter = NotificationFilter(since: sinceDate, type: type?.uppercased(), transactionId: transaction, limit: limit)
+            if quarantined {
+                let entries = try await store.quarantined(QuarantineFilter(since: sinceDate, limit: limit))
+                if follow {
+                    for entry in entries { line(entry) }
+                    let latest = try await store.quarantined(QuarantineFilter(limit: 1)).last?.id ?? 0
+                    try await poll(from: max(entries.last?.id ?? 0, latest)) { cursor in
+                        let new = try await store.quarantined(QuarantineFilter(afterId: cursor))
+                        for entry in new { line(entry) }
+                        return new.last?.id ?? cursor
+                    }
+                    return
+                }
+                printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(Self.record)])
+                var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "FROM", "DETAIL")
+                for entry in entries {
+                    table.add(
+                        DisplayFormat.date(entry.receivedAt, seconds: true), entry.reason, String(entry.answeredStatus),
+                        "\(entry.bodySize)\(entry.truncated ? "+" : "")", entry.remoteAddress ?? "-", entry.detail)
+                }
+                printer.text(entries.isEmpty ? "Nothing quarantined in \(path)." : "\(entries.count) quarantined in \(path)\n\n" + table.render())
+                return
+            }
+            let rows = try await store.notifications(filter)
+            if follow {
+                for row in rows { line(row) }
+                filter.limit = nil
+                let latest = try await store.notifications(NotificationFilter(limit: 1)).last?.lastDeliveryId ?? 0
+                try await poll(from: max(rows.last?.lastDeliveryId ?? 0, latest)) { [filter] cursor in
+                    var next = filter
+                    next.afterDelivery = cursor
+                    let new = try await store.notifications(next)
+                    for row in new { line(row) }
+                    return new.last?.lastDeliveryId ?? cursor
+                }
+                return
+            }
+            printer.emit(["store": path, "count": rows.count, "notifications": rows.map(Self.record)])
+            var table = TextTable("RECEIVED", "TYPE", "SUBTYPE", "UUID", "VERDICT", "DELIVERIES", "ANSWERED", "TRANSACTION")
+            let forwarded = rows.contains { $0.forwardResult != nil }
+            if forwarded { table.headers.append("FORWARD") }
+            for row in rows {
+                var cells = [
+                    DisplayFormat.date(row.lastReceivedAt, seconds: true), row.notificationType ?? "?", row.subtype ?? "-", row.notificationUUID,
+                    row.verdict, String(row.deliveryCount), String(row.answeredStatus), row.transactionId ?? row.originalTransactionId ?? "-",
+                ]
+                if forwarded { cells.append(row.forwardResult ?? "-") }
+                table.add(cells)
+            }
+            printer.text(rows.isEmpty ? "No notifications match in \(path)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(path)\n\n" + table.render())
+        } catch let error as NotificationStoreError {
+            throw CLIError(error.description, status: .failure)
+        } catch {
+            throw CLIError("The notification store at \(path) cannot be read: \(error).", status: .failure)
+        }
+    }
+
+    /// Calls `step` every half second with the cursor it last returned, until Ctrl-C or SIGTERM.
+    private func poll(from start: Int64, _ step: @escaping @Sendable (Int64) async throws -> Int64) async throws {
+        let stopped = Task { await ShutdownSignal.wait() }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await stopped.value }
+            group.addTask {
+                var cursor = start
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .milliseconds(500))
+                    cursor = try await step(cursor)
+                }
+            }
+            do {
+                try await group.next()
+            } catch is CancellationError {}
+            group.cancelAll()
+        }
+    }
+
+    private func line(_ row: StoredNotification) {
+        if json {
+            Self.write(JSONLine.render(Self.record(row).compactMapValues { $0 }))
+        } else {
+            Self.write("\(DisplayFormat.date(row.lastReceivedAt, seconds: true))  \(row.notificationType ?? "?")\(row.subtype.map { "/" + $0 } ?? "")  "
+                + "\(row.notificationUUID)  \(row.verdict)  deliveries \(row.deliveryCount)  answered \(row.answeredStatus)  "
+                + "\(row.transactionId ?? row.originalTransactionId ?? "-")")
+        }
+    }
+
+    private static func write(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private func line(_ entry: QuarantinedDelivery) {
+        if json {
+            Self.write(JSONLine.render(Self.record(entry).compactMapValues { $0 }))
+        } else {
+            Self.write("\(DisplayFormat.date(entry.receivedAt, seconds: true))  \(entry.reason)  answered \(entry.answeredStatus)  \(entry.detail)")
+        }
+    }
+
+    static func record(_ row: StoredNotification) -> [String: Any?] {
+        var record: [String: Any?] = [
+            "notificationUUID": row.notificationUUID, "notificationType": row.notificationType, "subtype": row.subtype,
+            "environment": row.environment, "bundleId": row.bundleId, "appAppleId": row.appAppleId, "transactionId": row.transactionId,
+            "originalTransactionId": row.originalTransactionId, "productId": row.productId, "verdict": row.verdict,
+            "verdictDetail": row.verdictDetail, "deliveryCount": row.deliveryCount, "answeredStatus": row.answeredStatus,
+            "elapsedMs": row.elapsedMilliseconds, "remoteAddress": row.remoteAddress, "forwardResult": row.forwardResult, "forwardStatus": row.forwardStatus,
+            "signedPayload": Self.signedPayload(row.rawBody),
+        ]
+        record.merge(Printer.date("signedDate", row.signedDate))
+        record.merge(Printer.date("firstReceivedAt", row.firstReceivedAt))
+        record.merge(Printer.date("lastReceivedAt", row.lastReceivedAt))
+        return record
+    }
+
+    static func record(_ entry: QuarantinedDelivery) -> [String: Any?] {
+        var record: [String: Any?] = [
+            "reason": entry.reason, "detail": entry.detail, "answeredStatus": entry.answeredStatus, "bodySize": entry.bodySize,
+            "truncated": entry.truncated, "notificationUUID": entry.notificationUUID, "notificationType": entry.notificationType,
+            "remoteAddress": entry.remoteAddress, "elapsedMs": entry.elapsedMilliseconds,
+            "body": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
+            "bodyEncoding": String(data: entry.body, encoding: .utf8) == nil ? "base64" : "utf8",
+        ]
+        record.merge(Printer.date("receivedAt", entry.receivedAt))
+        return record
+    }
+
+    static func signedPayload(_ body: Data) -> String? {
+        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["signedPayload"] as? String
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+import WebhookStore
+
+@Suite struct StoreTests {
+    func delivery(_ uuid: String, type: String = "DID_RENEW", transaction: String? = nil, at date: Date = Date()) -> NotificationDelivery {
+        var delivery = NotificationDelivery(
+            notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"\#(uuid)"}"#.utf8), verdict: "verified", receivedAt: date,
+            elapsedMilliseconds: 2.5)
+        delivery.notificationType = type
+        delivery.transactionId = transaction
+        delivery.originalTransactionId = transaction.map { "orig-" + $0 }
+        delivery.remoteAddress = "127.0.0.1:5000"
+        return delivery
+    }
+
+    @Test func aNewStoreIsMigratedFromEmptyWithPrivateModes() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        #expect(try await store.userVersion() == SQLiteNotificationStore.schemaVersion)
+        #expect(SQLiteNotificationStore.schemaVersion >= 1)
+        let durability = try await store.durability()
+        #expect(durability.journalMode == "wal")
+        #expect(durability.synchronous == 2)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder.storePath)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let folderAttributes = try FileManager.default.attributesOfItem(atPath: (folder.storePath as NSString).deletingLastPathComponent)
+        #expect((folderAttributes[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        #expect(try await store.record(delivery("a")) == RecordOutcome(id: 1, deliveryId: 1, deliveryCount: 1))
+        try await store.close()
+        // WAL: the journal beside the file while it is open.
+        let reopened = try await SQLiteNotificationStore.open(path: folder.storePath)
+        #expect(FileManager.default.fileExists(atPath: folder.storePath + "-wal"))
+        #expect(try await reopened.notifications(NotificationFilter()).map(\.notificationUUID) == ["a"])
+        #expect(try await reopened.userVersion() == SQLiteNotificationStore.schemaVersion)
+        try await reopened.close()
+    }
+
+    @Test func aStoreDroppedWithoutClosingKeepsItsWrites() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var store: SQLiteNotificationStore? = try await SQLiteNotificationStore.open(path: folder.storePath)
+        _ = try await store?.record(delivery("kept"))
+        store = nil
+        let reopened = try await SQLiteNotificationStore.open(path: folder.storePath)
+        #expect(try await reopened.notifications(NotificationFilter()).map(\.notificationUUID) == ["kept"])
+        try await reopened.close()
+    }
+
+    @Test func aStoreOfANewerSchemaIsRefused() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        try await store.setUserVersionForTesting(99)
+        try await store.close()
+        await #expect(throws: NotificationStoreError.newerSchema(path: folder.storePath, version: 99, known: SQLiteNotificationStore.schemaVersion)) {
+            _ = try await SQLiteNotificationStore.open(path: folder.storePath)
+        }
+    }
+
+    @Test func aMissingStoreIsNotCreatedByReaders() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        await #expect(throws: NotificationStoreError.missing(path: folder.storePath)) {
+            _ = try await SQLiteNotificationStore.open(path: folder.storePath, create: false)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.storePath))
+        #expect(NotificationStoreError.missing(path: "/x").description == "No notifications stored yet at /x: start iapdesk listen.")
+    }
+
+    @Test func theDefaultPathFollowsXDG() {
+        #expect(SQLiteNotificationStore.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.local/share/iapdesk/notifications.sqlite")
+        #expect(SQLiteNotificationStore.defaultPath(environment: ["HOME": "/home/a", "XDG_DATA_HOME": "/data"]) == "/data/iapdesk/notifications.sqlite")
+        #expect(SQLiteNotificationStore.defaultPath(environment: ["HOME": "/home/a", "XDG_DATA_HOME": "relative"]) == "/home/a/.local/share/iapdesk/notifications.sqlite")
+        #expect(SQLiteNotificationStore.defaultPath(environment: ["HOME": "/home/a", "IAPDESK_STORE_PATH": "/tmp/s.sqlite"]) == "/tmp/s.sqlite")
+    }
+
+    @Test func concurrentUpsertsFromTwoConnectionsStoreOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let first = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let second = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let uuids = (0..<10).map { "uuid-\($0)" }
+        let outcomes = try await withThrowingTaskGroup(of: RecordOutcome.self) { group in
+            for uuid in uuids {
+                for store in [first, second, first, second] {
+                    group.addTask { try await store.record(delivery(uuid)) }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.count == 40)
+        #expect(outcomes.filter { !$0.isDuplicate }.count == 10)
+        let rows = try await first.notifications(NotificationFilter())
+        #expect(Set(rows.map(\.notificationUUID)) == Set(uuids))
+        #expect(rows.count == 10)
+        #expect(rows.allSatisfy { $0.deliveryCount == 4 })
+        for row in rows {
+            #expect(try await second.deliveries(ofNotification: row.id).count == 4)
+        }
+        try await first.close()
+        try await second.close()
+    }
+
+    @Test func filtersSelectWhatIsListed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let now = Date()
+        _ = try await store.record(delivery("old", type: "TEST", at: now.addingTimeInterval(-7_200)))
+        _ = try await store.record(delivery("renew", type: "DID_RENEW", transaction: "111", at: now.addingTimeInterval(-60)))
+        _ = try await store.record(delivery("refund", type: "REFUND", transaction: "222", at: now.addingTimeInterval(-30)))
+        #expect(try await store.notifications(NotificationFilter()).map(\.notificationUUID) == ["old", "renew", "refund"])
+        #expect(try await store.notifications(NotificationFilter(since: now.addingTimeInterval(-3_600))).map(\.notificationUUID) == ["renew", "refund"])
+        #expect(try await store.notifications(NotificationFilter(type: "REFUND")).map(\.notificationUUID) == ["refund"])
+        #expect(try await store.notifications(NotificationFilter(transactionId: "111")).map(\.notificationUUID) == ["renew"])
+        #expect(try await store.notifications(NotificationFilter(transactionId: "orig-222")).map(\.notificationUUID) == ["refund"])
+        #expect(try await store.notifications(NotificationFilter(limit: 2)).map(\.notificationUUID) == ["renew", "refund"])
+        // A cursor past the newest delivery: a redelivery of an old one shows again, with its count.
+        let cursor = try #require(try await store.notifications(NotificationFilter()).last?.lastDeliveryId)
+        #expect(try await store.notifications(NotificationFilter(afterDelivery: cursor)).isEmpty)
+        _ = try await store.record(delivery("old", type: "TEST"))
+        let redelivered = try await store.notifications(NotificationFilter(afterDelivery: cursor))
+        #expect(redelivered.map(\.notificationUUID) == ["old"])
+        #expect(redelivered.first?.deliveryCount == 2)
+        try await store.close()
+    }
+
+    @Test func quarantineKeepsBodiesAndReasons() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let first = try await store.quarantine(RefusedDelivery(reason: "not-json", detail: "The body is not JSON.", body: Data([0xff, 0x00]), bodySize: 2, truncated: false, receivedAt: Date()))
+        let second = try await store.quarantine(RefusedDelivery(reason: "too-large", detail: "big", body: Data("xx".utf8), bodySize: 5_000_000, truncated: true, receivedAt: Date()))
+        let all = try await store.quarantined(QuarantineFilter())
+        #expect(all.map(\.id) == [first, second])
+        #expect(all.first?.body == Data([0xff, 0x00]))
+        #expect(all.last?.bodySize == 5_000_000)
+        #expect(all.last?.truncated == true)
+        #expect(try await store.quarantined(QuarantineFilter(afterId: first)).map(\.reason) == ["too-large"])
+        try await store.close()
+    }
+}
