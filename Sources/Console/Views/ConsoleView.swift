@@ -112,7 +112,10 @@ public enum ConsoleView {
         switch state.focus {
         case .commandLine:
             return hints(state, [.input]).filter { $0.label != "Recent IDs" } + [("Tab", "Complete"), ("Esc", "Leave field")]
-        case .paneInput, .filter:
+        case .filter:
+            // The filter applies as it is typed: Enter keeps it, Esc takes it away.
+            return [("Enter", "Keep the filter"), ("Esc", "Clear it"), ("Ctrl-U", "Clear the text")]
+        case .paneInput:
             return hints(state, [.input]) + [("Esc", "Leave field"), ("Tab", "Next pane")]
         case .content:
             var contexts = ConsoleReducer.contexts(state)
