@@ -7,21 +7,7 @@ import Testing
 /// What a hurried user does: keys on a terminal too small to read, a second write before the
 /// first is answered, Enter before the count, quitting mid-write, a receipt's label pasted along.
 @Suite struct CarelessUserTests {
-    func subscriptionState() -> ConsoleState {
-        var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
-        var customer = CustomerState(query: "2000000400000044", lookup: 0)
-        customer.anchorId = "2000000400000044"
-        var t = TransactionPayload()
-        t.productId = "pro.monthly"
-        t.expiresDate = Date(timeIntervalSince1970: 1_800_000_000)
-        customer.subscriptions = .loaded([SubscriptionRow(
-            groupIdentifier: "g", originalTransactionId: "2000000400000044", status: .active,
-            transaction: VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: []), renewal: nil)])
-        state.customer = customer
-        state.pane = .subscriptions
-        state.focus = .content
-        return state
-    }
+    func subscriptionState() -> ConsoleState { ReducerTests().stateWithSubscription() }
 
     /// Opens the form, lets the count arrive, reviews: the confirmation is on screen.
     func confirming(_ state: inout ConsoleState) throws {
