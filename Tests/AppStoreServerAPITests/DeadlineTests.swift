@@ -25,7 +25,7 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         guard case .deadlineExceeded(let failure)? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
         #expect(failure.seconds == 2)
-        #expect(elapsed >= 1.9 && elapsed < 15, "took \(elapsed) s")
+        #expect(elapsed >= 1.9 && elapsed < 60, "took \(elapsed) s")
         #expect(transport.requests.count == 1)
         // The one attempt was given no more than the deadline left.
         #expect(transport.requests[0].timeout <= 2)
@@ -38,7 +38,8 @@ import Testing
         let started = Date()
         let error = await #expect(throws: APIError.self) { _ = try await client.getTransactionInfo(transactionId: "1") }
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
-        #expect(Date().timeIntervalSince(started) < 15)
+        // The error's kind shows the cut; the bound leaves room for a 2-core machine's busy test pool.
+        #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test func anAnswerThatTakesTooLongIsCutAtTheAttemptTimeoutAndRetried() async throws {
@@ -50,7 +51,8 @@ import Testing
         guard case .transport(let failure)? = error else { Issue.record("expected a timeout, got \(String(describing: error))"); return }
         #expect(failure.kind == .timedOut)
         #expect(transport.requests.count == 2)
-        #expect(Date().timeIntervalSince(started) < 15)
+        // The error's kind shows the cut; the bound leaves room for a 2-core machine's busy test pool.
+        #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test func aSlowAnswerIsCutAtTheDeadline() async throws {
@@ -59,7 +61,8 @@ import Testing
         let started = Date()
         let error = await #expect(throws: APIError.self) { _ = try await client.getTransactionInfo(transactionId: "1") }
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
-        #expect(Date().timeIntervalSince(started) < 15)
+        // The error's kind shows the cut; the bound leaves room for a 2-core machine's busy test pool.
+        #expect(Date().timeIntervalSince(started) < 60)
     }
 
     @Test func retriesStopAtTheDeadline() async throws {
@@ -148,7 +151,8 @@ import Testing
         }
         guard case .failed(.deadlineExceeded) = end else { Issue.record("expected the deadline, got \(end)"); return }
         #expect(count == 2)
-        #expect(Date().timeIntervalSince(started) < 15)
+        // The error's kind shows the cut; the bound leaves room for a 2-core machine's busy test pool.
+        #expect(Date().timeIntervalSince(started) < 60)
         #expect(!end.isComplete)
     }
 

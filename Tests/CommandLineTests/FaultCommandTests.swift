@@ -40,8 +40,8 @@ import Testing
         let result = try await run(["history", "2000000400000044", "--timeout", "2"] + flags)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 5)
-        // A broken deadline would take the 30 s attempt timeout or more.
-        #expect(elapsed < 20, "took \(elapsed) s")
+        // A broken deadline would take the 30 s attempt timeout or more (and say so otherwise, below).
+        #expect(elapsed < 29, "took \(elapsed) s")
         #expect(result.stderr.contains("No complete answer within the 2 s deadline"))
         #expect(result.stderr.contains("hint:") && result.stderr.contains("--timeout"))
         #expect(result.stdout.isEmpty)
@@ -104,11 +104,11 @@ import Testing
 
     @Test func ctrlCPrintsWhatArrivedAndSaysItIsPartial() async throws {
         var faults = DemoFaults()
-        faults.latency = 1
+        faults.latency = 2
         let (server, flags) = try await server(faults)
-        // Some pages arrive (1 s each; 26 in all, one after another as --limit fetches them), then
-        // Ctrl-C: room for a loaded machine to get one.
-        let result = try await run(["history", "2000000400003628", "--limit", "1000"] + flags, interruptAfter: 12)
+        // Some pages arrive (2 s each; 26 in all, one after another as --limit fetches them), then
+        // Ctrl-C at 40 s: room for a loaded machine to get some, never time to get all.
+        let result = try await run(["history", "2000000400003628", "--limit", "1000"] + flags, interruptAfter: 40)
         let (stdout, stderr) = (result.stdout, result.stderr)
         #expect(result.status == 130, "\(stderr)")
         #expect(stdout.contains("partial"), "\(stdout)")
@@ -126,7 +126,7 @@ import Testing
         faults.latency = 60
         faults.latencyEvery = 5
         let (server, flags) = try await server(faults)
-        let result = try await run(["history", "2000000400003628"] + flags, interruptAfter: 12)
+        let result = try await run(["history", "2000000400003628"] + flags, interruptAfter: 40)
         let (stdout, stderr) = (result.stdout, result.stderr)
         #expect(result.status == 130, "\(stderr)")
         #expect(stdout.contains("partial"), "\(stdout)")

@@ -73,7 +73,7 @@ import Testing
         let error = await apiError { try await client.getTransactionInfo(transactionId: id) }
         let elapsed = Date().timeIntervalSince(started)
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
-        #expect(elapsed >= 1.9 && elapsed < 15, "took \(elapsed) s")
+        #expect(elapsed >= 1.9 && elapsed < 60, "took \(elapsed) s")
         // A request held by the fault does not hold the stop.
         let held = Task { await apiError { try await server.plainClient().getTransactionInfo(transactionId: id) } }
         try await Task.sleep(nanoseconds: 300_000_000)
