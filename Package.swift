@@ -80,6 +80,7 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "TerminalUI",
+                "WebhookStore",
             ]
         ),
         // Command line, configuration and wiring.
@@ -141,7 +142,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer"],
+            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer", "WebhookStore"],
             exclude: ["Snapshots"]
         ),
         .testTarget(

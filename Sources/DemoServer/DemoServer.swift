@@ -63,6 +63,19 @@ public final class DemoServer: Sendable {
         set { store.webhook = newValue }
     }
 
+    /// Makes the coming deliveries of new notifications fail in this cycle (TEST notifications never do).
+    public func injectDeliveryFaults(_ pattern: [DeliveryFault]) { store.deliveryFaults.set(pattern) }
+
+    /// The notification history of `environment`, oldest first, as it was delivered.
+    public func notificationHistory(_ environment: AppStoreEnvironment) -> [DemoHistoryEntry] {
+        let store = self.store
+        let notes = (try? store.read(environment) { data throws(DemoAPIError) in data.notifications }) ?? []
+        return notes.map { note in
+            let body = (try? JSONSerialization.data(withJSONObject: ["signedPayload": store.servedNotification(note.signedPayload)])) ?? Data()
+            return DemoHistoryEntry(notificationUUID: note.uuid, body: body, attempts: note.attempts)
+        }
+    }
+
     /// Builds the dataset, binds the port and returns once the server accepts connections.
     public static func start(_ configuration: Configuration = Configuration()) async throws -> DemoServer {
         let anchor = configuration.anchor ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))

@@ -65,43 +65,16 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ data: Data, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
-        let signedPayload: String
-        switch Self.signedPayload(in: data) {
-        case .success(let jws): signedPayload = jws
-        case .failure(let refusal):
-            return await refuse(refusal, body: data, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
-        }
-        let decoded = await verifier.verifyNotification(signedPayload)
-        let payload = decoded.notification.payload
-        if let refusal = Self.refusal(for: decoded) {
+        var delivery: NotificationDelivery
+        switch await NotificationIntake.delivery(from: data, verifier: verifier, receivedAt: receivedAt, remoteAddress: remoteAddress) {
+        case .success(let verified): delivery = verified
+        case .failure(let refused):
             return await refuse(
-                refusal, body: data, size: data.count, truncated: false, uuid: payload?.notificationUUID,
-                type: payload?.notificationType?.rawValue, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+                Refusal(reason: refused.reason, detail: refused.detail), body: data, size: data.count, truncated: false,
+                uuid: refused.notificationUUID, type: refused.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
-        guard let payload, let uuid = payload.notificationUUID, !uuid.isEmpty else {
-            return await refuse(
-                Refusal(reason: "no-notification-uuid", detail: "The notification verified but carries no notificationUUID."),
-                body: data, size: data.count, truncated: false, type: payload?.notificationType?.rawValue,
-                remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
-        }
-        var delivery = NotificationDelivery(
-            notificationUUID: uuid, rawBody: data, verdict: "verified", receivedAt: receivedAt, answeredStatus: 200,
-            elapsedMilliseconds: Self.milliseconds(since: start))
-        delivery.decodedPayload = decoded.notification.rawPayload
-        delivery.verdictDetail = Self.verifiedParts(decoded)
-        delivery.notificationType = payload.notificationType?.rawValue
-        delivery.subtype = payload.subtype?.rawValue
-        let identity = Self.identity(of: payload)
-        delivery.environment = identity.environment?.rawValue
-        delivery.bundleId = identity.bundleId
-        delivery.appAppleId = identity.appAppleId
-        let transaction = decoded.transaction?.payload
-        let renewal = decoded.renewalInfo?.payload
-        delivery.transactionId = transaction?.transactionId
-        delivery.originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId
-        delivery.productId = transaction?.productId ?? renewal?.productId ?? payload.summary?.productId
-        delivery.signedDate = payload.signedDate
-        delivery.remoteAddress = remoteAddress
+        delivery.elapsedMilliseconds = Self.milliseconds(since: start)
+        let uuid = delivery.notificationUUID
         var arrival = Arrival(
             receivedAt: receivedAt, outcome: .stored, status: 200, milliseconds: 0, notificationUUID: uuid,
             notificationType: delivery.notificationType, subtype: delivery.subtype, verdict: "verified",

@@ -132,6 +132,8 @@ public struct NotificationFilter: Sendable, Equatable {
     public var afterDelivery: Int64?
     /// The newest this many.
     public var limit: Int?
+    /// Only these notificationUUIDs (Apple's history joined with what arrived).
+    public var notificationUUIDs: [String]?
 
     public init(since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil) {
         self.since = since

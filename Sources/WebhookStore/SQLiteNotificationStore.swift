@@ -82,6 +82,8 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     public static var schemaVersion: Int { migrations.count }
 
+    static let uuidsPerQuery = 500
+
     /// `$XDG_DATA_HOME/iapdesk/notifications.sqlite`, else `~/.local/share/iapdesk/notifications.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let path = environment["IAPDESK_STORE_PATH"], !path.isEmpty { return path }
@@ -311,6 +313,17 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] {
+        if let uuids = filter.notificationUUIDs, uuids.count > Self.uuidsPerQuery {
+            // Few bound variables per statement: large sets are asked for in parts.
+            var found: [StoredNotification] = []
+            var part = filter
+            for start in stride(from: 0, to: uuids.count, by: Self.uuidsPerQuery) {
+                part.notificationUUIDs = Array(uuids[start..<min(uuids.count, start + Self.uuidsPerQuery)])
+                found += try await notifications(part)
+            }
+            found.sort { $0.lastDeliveryId < $1.lastDeliveryId }
+            return filter.limit.map { Array(found.suffix(max(0, $0))) } ?? found
+        }
         var conditions: [String] = []
         var binds: [SQLiteData] = []
         if let since = filter.since {
@@ -328,6 +341,10 @@ public final class SQLiteNotificationStore: NotificationStore {
         if let after = filter.afterDelivery {
             conditions.append("last_delivery_id > ?")
             binds.append(.integer(SQLiteInt64(after)))
+        }
+        if let uuids = filter.notificationUUIDs {
+            conditions.append(uuids.isEmpty ? "0" : "notification_uuid IN (\(Array(repeating: "?", count: uuids.count).joined(separator: ", ")))")
+            binds += uuids.map { .text($0) }
         }
         let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var sql = "SELECT * FROM notifications \(condition) ORDER BY last_delivery_id DESC"

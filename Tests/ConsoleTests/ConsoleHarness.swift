@@ -15,16 +15,18 @@ final class ConsoleHarness: @unchecked Sendable {
     let theme: Theme
     let writes: WriteContext
 
-    static func start(readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults()) async throws -> ConsoleHarness {
+    static func start(
+        readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults(), received: ReceivedNotifications? = nil
+    ) async throws -> ConsoleHarness {
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
         configuration.anchor = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60)
         let server = try await DemoServer.start(configuration)
         server.webhookURL = server.receiverURL
-        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath)
+        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received)
     }
 
-    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?) throws {
+    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?) throws {
         self.server = server
         let box = ActionBox()
         self.box = box
@@ -32,16 +34,18 @@ final class ConsoleHarness: @unchecked Sendable {
         let writes = WriteContext(
             ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test")
         self.writes = writes
-        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes)
+        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes, received: received)
         runner = EffectRunner(
             services: services,
             makeServices: { env in
-                ConsoleServices(client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes)
+                ConsoleServices(
+                    client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes, received: received)
             },
             makeIdentifier: IdentifierSequence().next,
             post: { box.append($0) })
         state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
         state.now = Date()
+        state.live.source = received?.source
         theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
     }
 
@@ -59,6 +63,25 @@ final class ConsoleHarness: @unchecked Sendable {
 
     func send(_ key: Key) {
         apply(ConsoleReducer.reduce(&state, .key(key)))
+    }
+
+    /// Lets time pass: `count` ticks, answers applied after each.
+    func tick(_ count: Int = 1) {
+        for _ in 0..<count {
+            apply(ConsoleReducer.reduce(&state, .tick(now: Date())))
+            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
+        }
+    }
+
+    /// Ticks until `condition` holds, as the console's clock would.
+    func tick(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 15) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            tick()
+            if condition(state) { return }
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        throw TestError("condition not met after ticking")
     }
 
     func type(_ text: String) {

@@ -9,11 +9,17 @@ public struct ConsoleServices: Sendable {
     public var verification: VerifyingService
     /// Nil when the audit ledger cannot be opened: then nothing is written to Apple.
     public var writes: WriteContext?
+    /// The notifications that arrived at a receiver (the Live pane, "arrived here" marks); nil: none are read.
+    public var received: ReceivedNotifications?
 
-    public init(client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil, writes: WriteContext? = nil) {
+    public init(
+        client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil, writes: WriteContext? = nil,
+        received: ReceivedNotifications? = nil
+    ) {
         self.client = client
         self.verification = VerifyingService(verifier: verifier, problem: verifierProblem)
         self.writes = writes
+        self.received = received
     }
 
     /// An error as the console shows it, with the environment the request went to.

@@ -53,7 +53,12 @@ enum NotificationsPane {
         commands: commands, colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },
-        detail: { state in PaneRows.selected(rows(state), state, .notifications).map { DetailContent.notificationTree($0, environment: state.environment) } },
+        detail: { state in
+            PaneRows.selected(rows(state), state, .notifications).map { row in
+                let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0] } }
+                return DetailContent.notificationTree(row, environment: state.environment, arrival: arrival)
+            }
+        },
         table: { state, inner in
             var body = PaneLayout.belowHeading(inner)
             if state.testNotification != nil { body.height -= 5 }

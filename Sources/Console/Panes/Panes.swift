@@ -11,6 +11,7 @@ public enum Panes {
         TransactionsPane.description,
         NotificationsPane.description,
         InspectorPane.description,
+        LivePane.description,
     ]
 
     private static let byPane: [Pane: PaneDescription] = Dictionary(all.map { ($0.pane, $0) }, uniquingKeysWith: { first, _ in first })

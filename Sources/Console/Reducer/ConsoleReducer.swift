@@ -10,7 +10,7 @@ public enum ConsoleReducer {
             state.tick += 1
             state.now = now
             state.toasts.removeAll { $0.expiresAtTick <= state.tick }
-            return []
+            return Panes.all.flatMap { $0.tick(&state) }
         case .key(.click(let x, let y)):
             return MouseReducer.click(&state, x: x, y: y)
         case .key(let key):
@@ -186,6 +186,16 @@ public enum ConsoleReducer {
         state.requestOwners[request] = owner
         return request
     }
+
+    /// Starts a request the agent did not ask for (a live tail's poll): its answers go to `owner`,
+    /// but it is not shown as in flight and Esc does not cancel it.
+    static func startInBackground(_ state: inout ConsoleState, owner: Pane) -> Int {
+        let request = state.nextRequest
+        state.nextRequest += 1
+        state.requestOwners[request] = owner
+        return request
+    }
+
     static func showMessage(_ state: inout ConsoleState) {
         if state.lastError == nil {
             toast(&state, "No error to show.")

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import TerminalUI
+import WebhookStore
 
 /// The detail view of a pane's selected row, as a foldable tree: the trees of each kind of row.
 public enum DetailContent {
@@ -41,7 +42,7 @@ public enum DetailContent {
         return TreeNode(label: title, children: children, path: path)
     }
 
-    static func notificationTree(_ row: NotificationRow, environment: AppStoreEnvironment) -> TreeNode {
+    static func notificationTree(_ row: NotificationRow, environment: AppStoreEnvironment, arrival: StoredNotification?? = nil) -> TreeNode {
         var attempts: [TreeNode] = []
         for (index, attempt) in row.attempts.enumerated() {
             let result = attempt.sendAttemptResult
@@ -55,6 +56,12 @@ public enum DetailContent {
             attempts.append(TreeNode(label: "Retries", value: environment == .sandbox ? "Sandbox does not retry." : "Apple's retries are exhausted: fetch this notification from history.", path: "next"))
         }
         var children = [TreeNode(label: "Send attempts (\(row.attempts.count))", children: attempts, path: "attempts")]
+        if let arrival {
+            // Known only when a notification store is read: nil inside means it never arrived there.
+            children.append(TreeNode(label: "Arrived here", value: arrival.map {
+                "\(LivePane.receivedText($0)), answered HTTP \($0.answeredStatus), \($0.verdict)"
+            } ?? "no: not in the notification store", path: "arrived"))
+        }
         if let decoded = row.decoded {
             for (index, part) in decoded.parts.enumerated() {
                 children.append(payloadTree(part.path.isEmpty ? "Notification" : part.path, part, path: "part\(index)"))

@@ -29,12 +29,15 @@ public struct PaneDescription: Sendable {
     let render: @Sendable (ConsoleState, Theme, Rect, inout Buffer) -> Void
     /// What showing the pane does (focus, a first load).
     let opened: Reduce
-    /// What `r` does.
+    /// What `r` does, and its word in the footer.
     let refresh: Reduce
+    public let refreshTitle: String
     /// Answers to the requests this pane started; no other pane's.
     let receive: @Sendable (inout ConsoleState, ConsoleAction) -> [ConsoleEffect]
     /// Marks what was loading as stopped, after Esc cancelled its requests.
     let cancelled: @Sendable (inout ConsoleState) -> Void
+    /// What the pane does on every tick, shown or not (a live tail polls its store).
+    let tick: Reduce
     /// Forgets everything, after a switch of environment.
     let reset: @Sendable (inout ConsoleState) -> Void
     /// Keys while the pane's own input field has focus; nil for a pane with none.
@@ -52,9 +55,10 @@ public struct PaneDescription: Sendable {
         table: @escaping @Sendable (ConsoleState, Rect) -> Rect? = { _, _ in nil },
         render: @escaping @Sendable (ConsoleState, Theme, Rect, inout Buffer) -> Void,
         opened: @escaping Reduce = { state in state.focus = .content; return [] },
-        refresh: @escaping Reduce = { _ in [] },
+        refresh: @escaping Reduce = { _ in [] }, refreshTitle: String = "Refresh",
         receive: @escaping @Sendable (inout ConsoleState, ConsoleAction) -> [ConsoleEffect] = { _, _ in [] },
         cancelled: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
+        tick: @escaping Reduce = { _ in [] },
         reset: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
         input: (@Sendable (inout ConsoleState, Key) -> [ConsoleEffect])? = nil,
         intercept: @escaping @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]? = { _, _, _ in nil }
@@ -73,8 +77,10 @@ public struct PaneDescription: Sendable {
         self.render = render
         self.opened = opened
         self.refresh = refresh
+        self.refreshTitle = refreshTitle
         self.receive = receive
         self.cancelled = cancelled
+        self.tick = tick
         self.reset = reset
         self.input = input
         self.intercept = intercept

@@ -137,7 +137,7 @@ public enum ConsoleView {
             for command in state.keymap.commands where command.context == context && command.inFooter && shown(command) {
                 if command.unavailableReason(state) != nil { continue }
                 let first = command.keys.first?.name ?? ""
-                let label = command.footerLabel ?? command.title
+                let label = command.id == .appRefresh ? state.current.refreshTitle : command.footerLabel ?? command.title
                 if let last = hints.last, last.label == label, mergeable {
                     // Neighbours with one word share a hint, by their first keys: "←/→ Reason".
                     hints[hints.count - 1].key = hints[hints.count - 1].key.split(separator: "/").first.map(String.init)! + "/" + first

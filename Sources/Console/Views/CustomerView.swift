@@ -122,6 +122,10 @@ enum CustomerView {
             let failed = notes.filter { !$0.delivered }.count
             line("\(notes.count) notification\(notes.count == 1 ? "" : "s"), \(failed) not delivered", failed > 0 ? .warning : .text)
         }
+        if let received = state.receivedHere.customerCount {
+            // What the receiver stored for this customer, whatever Apple's window.
+            line("\(DisplayFormat.count(received, "notification")) received here (Live pane \(Panes.index(of: .live) + 1))", .muted)
+        }
         if case .failed(let error) = customer.appTransaction {
             section("App transaction")
             line(error.summary, .muted)

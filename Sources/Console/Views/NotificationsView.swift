@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import TerminalUI
+import WebhookStore
 
 /// Apple's notification history with each send attempt, and a test notification followed live.
 enum NotificationsView {
@@ -26,6 +27,9 @@ enum NotificationsView {
         var columns: [Table.Column] = [.init("SIGNED", .length(wide ? 16 : 11)), .init("TYPE", .fill(3)),
                                        .init("FIRST", .length(wide ? 16 : 10)), .init("TRIES", .length(5), alignRight: true), .init("LAST", .length(wide ? 16 : 10))]
         if subtypes { columns.insert(.init("SUBTYPE", .fill(2)), at: 2) }
+        // What arrived at the receiver, once the store has been asked.
+        let arrivals = state.receivedHere.arrivals
+        if arrivals != nil { columns.append(.init("HERE", .length(wide ? 11 : 5))) }
         if wide { columns.append(.init("✓", .length(2))) }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
@@ -35,9 +39,18 @@ enum NotificationsView {
             var cells = [date, p?.notificationType?.rawValue ?? "?", row.attempts.first?.sendAttemptResult?.rawValue ?? "(none)",
                          String(row.attempts.count), row.attempts.last?.sendAttemptResult?.rawValue ?? "-"]
             if subtypes { cells.insert(p?.subtype?.rawValue ?? "", at: 2) }
+            if let arrivals { cells.append(arrived(p?.notificationUUID.flatMap { arrivals[$0] }, wide: wide, now: state.now)) }
             if wide { cells.append(row.decoded?.isFullyVerified == true ? "✓" : "✗") }
             return (cells, row.delivered ? nil : theme[.warning])
         }.render(in: body, buffer: &buffer)
+    }
+
+    /// When the notification first arrived here: the time today, else the day; "-" when it never did.
+    static func arrived(_ stored: StoredNotification?, wide: Bool, now: Date) -> String {
+        guard let stored else { return "-" }
+        let date = DisplayFormat.date(stored.firstReceivedAt).replacingOccurrences(of: " UTC", with: "")
+        if wide { return String(date.dropFirst(5)) }
+        return DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(now) ? String(date.suffix(5)) : String(date.dropFirst(5).prefix(5))
     }
 
     static func testPanel(_ test: TestNotificationState, _ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {

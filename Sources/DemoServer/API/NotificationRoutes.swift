@@ -127,21 +127,33 @@ struct NotificationRoutes: Sendable {
             signedPayload: signed, attempts: [], customer: customer)
         try? store.write(environment) { data throws(DemoAPIError) in data.notifications.append(note) }
         guard let url = store.webhook else { return }
-        deliver(signed, to: url, environment: environment) { data, attempt in
+        deliver(signed, to: url, environment: environment, fault: store.deliveryFaults.next()) { data, attempt in
             if let index = data.notifications.lastIndex(where: { $0.uuid == uuid }) { data.notifications[index].attempts.append(attempt) }
         }
     }
 
     /// POSTs in the background and records the real outcome as a send attempt.
     private func deliver(
-        _ signed: String, to url: URL, environment: AppStoreEnvironment,
+        _ signed: String, to url: URL, environment: AppStoreEnvironment, fault: DeliveryFault = .none,
         record: @escaping @Sendable (inout DemoEnvironmentData, SendAttemptItem) -> Void
     ) {
         let store = self.store
         let sender = self.sender
         Task.detached {
             let attemptDate = store.clock()
-            let result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
+            let result: SendAttemptResult
+            switch fault {
+            case .none:
+                result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
+            case .serverError:
+                result = .unsuccessfulHTTPResponseCode
+            case .timedOutAfterArrival:
+                _ = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
+                result = .timedOut
+            case .slowSuccess:
+                try? await Task.sleep(for: .seconds(2))
+                result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
+            }
             try? store.write(environment) { data throws(DemoAPIError) in
                 record(&data, SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
             }

@@ -8,6 +8,7 @@ final class DemoStore: Sendable {
     let signer: JWSSigner
     private let state: Mutex<DemoDataset>
     private let webhookURL: Mutex<URL?>
+    let deliveryFaults = DeliveryFaultPlan()
     let clock: @Sendable () -> Date
     /// Fault injection: every JWS served has one signature byte changed.
     let corruptSignatures: Bool

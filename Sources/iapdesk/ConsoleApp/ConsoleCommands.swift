@@ -16,6 +16,7 @@ struct DemoCommand: AsyncParsableCommand {
         commandName: "demo", abstract: "Open the full-screen console against the embedded demo App Store Server (no credentials, no network).")
 
     @OptionGroup var console: ConsoleOptions
+    @OptionGroup var live: LiveOptions
     @Option(name: .long, help: "Production or Sandbox.") var environment: String = "Production"
     @Option(name: .long, help: ArgumentHelp("Seconds each request may take in all, retries included (default 60; IAPDESK_TIMEOUT).", valueName: "seconds"))
     var timeout: Double?
@@ -25,7 +26,27 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
-            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: true, exitAfterFirstFrame: exitAfterFirstFrame)
+            // The demo receives its own notifications: a store of this run's unless --store names one.
+            let folder = live.storeOptions.store == nil ? NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : nil
+            let receiver: ConsoleReceiver
+            do {
+                receiver = try await ConsoleReceiver.start(
+                    live, storePath: folder.map { $0 + "/notifications.sqlite" } ?? live.storeOptions.path, listen: live.listen ?? "127.0.0.1:0",
+                    verifier: session.verifier, temporaryFolder: folder)
+            } catch {
+                await session.close()
+                throw error
+            }
+            if let url = receiver.receiver?.url, let demo = session.demo {
+                demo.webhookURL = url
+                demo.injectDeliveryFaults(DeliveryFault.walkthrough)
+                if let store = receiver.store, let verifier = session.verifier, folder != nil {
+                    // Only into the run's own store: a store named with --store keeps what it has.
+                    _ = try? await DemoArrivals.seed(demo.notificationHistory(demo.environment), store: store, verifier: verifier)
+                }
+            }
+            try await ConsoleLauncher.launch(
+                session: session, themeName: console.theme, isDemo: true, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
         }
     }
 }
@@ -36,6 +57,7 @@ struct ConsoleCommand: AsyncParsableCommand {
         commandName: "console", abstract: "Open the full-screen console with the configured profile (the default command).")
 
     @OptionGroup var console: ConsoleOptions
+    @OptionGroup var live: LiveOptions
     @OptionGroup var global: GlobalOptions
     /// Whatever follows `iapdesk` that is not a command lands here, so it can be named.
     @Argument(help: .hidden) var unknown: [String] = []
@@ -54,7 +76,16 @@ struct ConsoleCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let session = try await Session.open(global)
-            try await ConsoleLauncher.launch(session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config)
+            let receiver: ConsoleReceiver
+            do {
+                receiver = try await ConsoleReceiver.start(live, storePath: live.storeOptions.path, listen: live.listen, verifier: session.verifier)
+            } catch {
+                await session.close()
+                throw error
+            }
+            if let url = receiver.receiver?.url, let demo = session.demo { demo.webhookURL = url }
+            try await ConsoleLauncher.launch(
+                session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver)
         }
     }
 }
@@ -70,7 +101,22 @@ enum ConsoleLauncher {
     }
 
     @MainActor
-    static func launch(session: Session, themeName: String?, isDemo: Bool, configPath: String? = nil, exitAfterFirstFrame: Bool = false) async throws {
+    static func launch(
+        session: Session, themeName: String?, isDemo: Bool, configPath: String? = nil, receiver: ConsoleReceiver, exitAfterFirstFrame: Bool = false
+    ) async throws {
+        do {
+            try await run(session: session, themeName: themeName, isDemo: isDemo, configPath: configPath, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
+        } catch {
+            await receiver.stop()
+            throw error
+        }
+        await receiver.stop()
+    }
+
+    @MainActor
+    private static func run(
+        session: Session, themeName: String?, isDemo: Bool, configPath: String?, receiver: ConsoleReceiver, exitAfterFirstFrame: Bool
+    ) async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             await session.close()
             throw CLIError("The console needs a terminal.", hint: "Run it in a terminal, or use the commands (iapdesk --help) in scripts.", status: .usage)
@@ -106,14 +152,17 @@ enum ConsoleLauncher {
         state.recentLookups = recent.load()
         let inbox = try Inbox()
         let demo = session.demo
-        let profileServices = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes)
+        state.live.source = receiver.received.source
+        let received = receiver.received
+        let profileServices = ConsoleServices(
+            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received)
         let runner = EffectRunner(
             services: profileServices,
             makeServices: { environment in
                 if let demo {
                     return ConsoleServices(
                         client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
-                        verifier: try demo.makeVerifier(environment: environment), writes: writes)
+                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)

@@ -105,7 +105,8 @@ final class ConsoleLoop {
                 if case .tick = action {
                     // Ticks only matter while something animates or expires.
                     let animating = !state.inFlight.isEmpty || !state.toasts.isEmpty
-                    _ = ConsoleReducer.reduce(&state, action)
+                    // A live tail polls on ticks; its answers redraw when they arrive.
+                    perform(ConsoleReducer.reduce(&state, action))
                     dirty = dirty || animating
                     continue
                 }

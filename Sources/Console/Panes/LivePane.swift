@@ -1,0 +1,241 @@
+import AppStoreServerAPI
+import Foundation
+import TerminalUI
+import WebhookStore
+
+extension Pane {
+    public static let live = Pane("live")
+}
+
+/// The Live pane's own state: what arrived at the receiver, newest first, and a replay being confirmed.
+public struct LiveModel: PaneModel {
+    /// Where the rows come from; nil when the console reads no store.
+    public var source: LiveSource?
+    public var rows: [StoredNotification] = []
+    /// The latest delivery seen: the next poll asks for what came after it.
+    public var cursor: Int64?
+    public var loaded = false
+    var poll: Int?
+    var lastPollTick = Int.min / 2
+    /// Why the store cannot be read now (none yet, unreadable); polling goes on.
+    public var problem: DisplayError?
+    /// A replay waiting for its second `r`.
+    public var pendingReplay: PendingReplay?
+    /// The last replay's outcome, by notificationUUID.
+    public var replays: [String: ReplayOutcome] = [:]
+    public init() {}
+}
+
+public struct PendingReplay: Sendable, Equatable {
+    public var notificationUUID: String
+    public var armedAtTick: Int
+}
+
+extension ConsoleState {
+    public var live: LiveModel {
+        get { models[LiveModel.self] }
+        set { models[LiveModel.self] = newValue }
+    }
+}
+
+/// Notifications as they arrive at a receiver (this console's own, or `iapdesk listen` writing
+/// the same store): Enter shows the decoded payload, `r` replays one to the forward URL.
+enum LivePane {
+    /// Ticks between polls of the store (a tick is 120 ms), and while it cannot be read.
+    static let pollEvery = 8
+    static let retryEvery = 25
+    /// The rows kept in memory; older ones stay in the store (`iapdesk received`).
+    static let keep = 2_000
+    /// Ticks the second `r` of a replay may take.
+    static let confirmWithin = 40
+
+    static let description = PaneDescription(
+        pane: .live, title: "Live", rowNoun: "arrivals", showsCustomer: false,
+        rowCount: { rows($0).count },
+        selectedID: { PaneRows.selected(rows($0), $0, .live)?.notificationUUID },
+        detail: { state in PaneRows.selected(rows(state), state, .live).map { tree($0, replay: state.live.replays[$0.notificationUUID]) } },
+        table: { state, inner in PaneLayout.belowHeading(inner) },
+        render: LiveView.render,
+        refresh: replay, refreshTitle: "Replay",
+        receive: receive,
+        tick: tick,
+        intercept: { state, key, command in
+            // A replay is sent only by a second r right after the first; any other key drops it.
+            guard state.live.pendingReplay != nil, command?.id != .appRefresh else { return nil }
+            state.live.pendingReplay = nil
+            return key == .escape ? [] : nil
+        }
+    )
+
+    static func rows(_ state: ConsoleState) -> [StoredNotification] {
+        PaneRows.filtered(state.live.rows, state.filters[.live]) { row in
+            [row.notificationType ?? "", row.subtype ?? "", row.verdict, row.notificationUUID, row.transactionId ?? "",
+             row.originalTransactionId ?? "", row.productId ?? ""].joined(separator: " ")
+        }
+    }
+
+    // MARK: Polling the store
+
+    static func tick(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard state.live.source != nil else { return [] }
+        var effects = ReceivedHere.tick(&state)
+        let wait = state.live.problem == nil ? pollEvery : retryEvery
+        guard state.live.poll == nil, state.tick - state.live.lastPollTick >= wait else { return effects }
+        let request = ConsoleReducer.startInBackground(&state, owner: .live)
+        state.live.poll = request
+        state.live.lastPollTick = state.tick
+        let cursor = state.live.cursor
+        effects.append(.task(PaneTask(request: request, name: "read arrivals after \(cursor.map(String.init) ?? "none")") { services, _ in
+            guard let received = services.received else { return LivePoll.failed(DisplayError(summary: "No notification store is open.")) }
+            do {
+                let store = try await received.store()
+                return LivePoll.arrived(try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep)))
+            } catch let error as NotificationStoreError {
+                return LivePoll.failed(problem(error, received.source))
+            } catch {
+                return LivePoll.failed(DisplayError(summary: "The notification store cannot be read: \(error)."))
+            }
+        }))
+        return effects
+    }
+
+    static func problem(_ error: NotificationStoreError, _ source: LiveSource) -> DisplayError {
+        switch error {
+        case .missing:
+            return DisplayError(
+                summary: "Nothing received yet: no store at \(source.storePath).",
+                hint: "Run iapdesk listen in another terminal, or start the console with --listen 127.0.0.1:8080.")
+        default:
+            return DisplayError(summary: error.description)
+        }
+    }
+
+    enum LivePoll: Sendable {
+        case arrived([StoredNotification])
+        case failed(DisplayError)
+    }
+
+    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
+        guard case .answer(let request, let answer) = action else { return [] }
+        if request == state.live.poll, let poll = answer as? LivePoll {
+            state.live.poll = nil
+            switch poll {
+            case .failed(let error): state.live.problem = error
+            case .arrived(let rows): merge(&state, rows)
+            }
+        } else if let replayed = answer as? Replayed, state.inFlight[request] != nil {
+            state.inFlight[request] = nil
+            state.live.replays[replayed.notificationUUID] = replayed.outcome
+            let words = "Replayed \(replayed.notificationUUID) to \(replayed.url.absoluteString): \(replayed.outcome.result) in \(Int(replayed.outcome.milliseconds.rounded())) ms."
+            if replayed.outcome.succeeded {
+                ConsoleReducer.toast(&state, words)
+            } else {
+                ConsoleReducer.fail(&state, DisplayError(summary: words, hint: "The body is the one that arrived, signedDate included: the endpoint must accept an old signedDate."))
+            }
+        } else {
+            ReceivedHere.receive(&state, request: request, answer)
+        }
+        return []
+    }
+
+    /// New rows go on top; a row delivered again moves up with its new count. The selection stays
+    /// on the row it was on, unless it was on the newest, which it follows.
+    static func merge(_ state: inout ConsoleState, _ arrived: [StoredNotification]) {
+        let first = !state.live.loaded
+        state.live.loaded = true
+        state.live.problem = nil
+        guard !arrived.isEmpty else { return }
+        var model = state.live
+        let ids = Set(arrived.map(\.id))
+        let selected = PaneRows.selected(rows(state), state, .live)?.id
+        let new = arrived.filter { row in !model.rows.contains { $0.id == row.id } }
+        model.rows.removeAll { ids.contains($0.id) }
+        model.rows.insert(contentsOf: arrived.sorted { $0.lastDeliveryId > $1.lastDeliveryId }, at: 0)
+        if model.rows.count > keep { model.rows.removeLast(model.rows.count - keep) }
+        model.cursor = max(model.cursor ?? 0, arrived.map(\.lastDeliveryId).max() ?? 0)
+        state.live = model
+        state.models[ReceivedHereModel.self].stale = true
+        var list = state.list(.live)
+        if list.selected > 0, let selected, let index = rows(state).firstIndex(where: { $0.id == selected }) {
+            list.selected = index
+        }
+        state.lists[.live] = list
+        if !first && state.pane != .live, let newest = new.max(by: { $0.lastDeliveryId < $1.lastDeliveryId }) {
+            let what = new.count == 1 ? "\(newest.notificationType ?? "A notification")\(newest.subtype.map { "/\($0)" } ?? "") arrived" : "\(new.count) notifications arrived"
+            ConsoleReducer.toast(&state, "\(what) (pane \(Panes.index(of: .live) + 1), Live).")
+        }
+    }
+
+    // MARK: Replay
+
+    struct Replayed: Sendable {
+        var notificationUUID: String
+        var url: URL
+        var outcome: ReplayOutcome
+    }
+
+    static func replay(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard let row = PaneRows.selected(rows(state), state, .live) else {
+            ConsoleReducer.toast(&state, "Nothing to replay: no notification is selected.", isError: true)
+            return []
+        }
+        guard let url = state.live.source?.forwardURL else {
+            ConsoleReducer.fail(&state, DisplayError(
+                summary: "r replays to the forward URL, and none is set.",
+                hint: "Start the console with --listen ADDRESS --forward-to URL, or use iapdesk replay UUID --to URL."))
+            return []
+        }
+        guard !state.readOnly else {
+            ConsoleReducer.fail(&state, DisplayError(summary: "This profile is read-only: nothing is replayed."))
+            return []
+        }
+        if let pending = state.live.pendingReplay, pending.notificationUUID == row.notificationUUID,
+           state.tick - pending.armedAtTick <= confirmWithin {
+            state.live.pendingReplay = nil
+            let request = ConsoleReducer.start(&state, "Replay \(row.notificationType ?? "notification") to \(url.host ?? url.absoluteString)", owner: .live)
+            return [.task(PaneTask(request: request, name: "replay \(row.notificationUUID)") { services, _ in
+                guard let received = services.received else {
+                    return Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0))
+                }
+                return Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url))
+            })]
+        }
+        state.live.pendingReplay = PendingReplay(notificationUUID: row.notificationUUID, armedAtTick: state.tick)
+        return []
+    }
+
+    // MARK: Detail
+
+    static func tree(_ row: StoredNotification, replay: ReplayOutcome?) -> TreeNode {
+        var children: [TreeNode] = [
+            TreeNode(label: "notificationUUID", value: row.notificationUUID, path: "uuid"),
+            TreeNode(label: "Verification", value: row.verdict, children: row.verdictDetail.map { [TreeNode(label: "Checks", value: $0, path: "verdict/detail")] } ?? [], path: "verdict"),
+            TreeNode(label: "Received", value: receivedText(row), path: "received"),
+            TreeNode(label: "Answered", value: "HTTP \(row.answeredStatus) after \(milliseconds(row.elapsedMilliseconds))", path: "answered"),
+        ]
+        if let forward = row.forwardResult { children.append(TreeNode(label: "Forward", value: forward, path: "forward")) }
+        if let replay { children.append(TreeNode(label: "Replay", value: "\(replay.result) in \(milliseconds(replay.milliseconds))", path: "replay")) }
+        if let signed = row.signedDate {
+            children.append(TreeNode(label: "Signed", value: "\(DisplayFormat.date(signed, seconds: true)) (signedDate; a replay keeps it)", path: "signed"))
+        }
+        for (label, value) in [("Environment", row.environment), ("Transaction", row.transactionId), ("Original transaction", row.originalTransactionId), ("Product", row.productId)] {
+            if let value { children.append(TreeNode(label: label, value: value, path: label.lowercased())) }
+        }
+        if let payload = row.decodedPayload, let json = try? JSONValue.parse(payload) {
+            children.append(TreeNode(label: "Payload", children: DetailContent.jsonChildren(json, path: "payload"), path: "payload"))
+        }
+        let title = [row.notificationType, row.subtype].compactMap { $0 }.joined(separator: " / ")
+        return TreeNode(label: title.isEmpty ? "Notification" : title, children: children, path: "")
+    }
+
+    static func receivedText(_ row: StoredNotification) -> String {
+        var text = DisplayFormat.date(row.firstReceivedAt, seconds: true)
+        if row.deliveryCount > 1 { text += ", \(row.deliveryCount) deliveries (last \(DisplayFormat.date(row.lastReceivedAt, seconds: true)))" }
+        if let remote = row.remoteAddress { text += " from \(remote)" }
+        return text
+    }
+
+    static func milliseconds(_ value: Double) -> String {
+        value < 10 ? String(format: "%.1f ms", value) : "\(Int(value.rounded())) ms"
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import WebhookStore
+
+/// What of Apple's notification history, and of the customer's notifications, arrived at the
+/// receiver: looked up in the store whenever those rows or the store's contents change.
+public struct ReceivedHereModel: PaneModel {
+    /// Arrivals of the Notifications pane's rows, by notificationUUID; nil until looked up.
+    public var arrivals: [String: StoredNotification]?
+    /// The rows `arrivals` was looked up for (count, first and last UUID).
+    var lookedUp: RowsKey?
+    var lookup: Int?
+    /// Notifications received for the customer on screen; nil until counted.
+    public var customerCount: Int?
+    var countedFor: CustomerKey?
+    var count: Int?
+    /// Set when new arrivals may change both answers.
+    var stale = false
+    public init() {}
+}
+
+struct RowsKey: Equatable, Sendable {
+    var count: Int
+    var first: String?
+    var last: String?
+}
+
+struct CustomerKey: Equatable, Sendable {
+    var lookup: Int
+    var originalTransactionIds: [String]
+}
+
+extension ConsoleState {
+    public var receivedHere: ReceivedHereModel {
+        get { models[ReceivedHereModel.self] }
+        set { models[ReceivedHereModel.self] = newValue }
+    }
+}
+
+enum ReceivedHere {
+    struct Arrivals: Sendable {
+        var key: RowsKey
+        var found: [String: StoredNotification]?
+    }
+
+    struct CustomerCount: Sendable {
+        var key: CustomerKey
+        var count: Int?
+    }
+
+    static func tick(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        var effects: [ConsoleEffect] = []
+        var model = state.receivedHere
+        if model.stale, model.lookup == nil, model.count == nil {
+            model.lookedUp = nil
+            model.countedFor = nil
+            model.stale = false
+        }
+        if model.lookup == nil, let rows = state.notificationsPane.value {
+            let uuids = rows.compactMap { $0.payload?.notificationUUID }
+            let key = RowsKey(count: uuids.count, first: uuids.first, last: uuids.last)
+            if key != model.lookedUp {
+                let request = ConsoleReducer.startInBackground(&state, owner: .live)
+                model.lookup = request
+                model.lookedUp = key
+                effects.append(.task(PaneTask(request: request, name: "look up \(uuids.count) arrivals") { services, _ in
+                    guard let store = try? await services.received?.store() else { return Arrivals(key: key, found: nil) }
+                    var filter = NotificationFilter()
+                    filter.notificationUUIDs = uuids
+                    guard let found = try? await store.notifications(filter) else { return Arrivals(key: key, found: nil) }
+                    return Arrivals(key: key, found: Dictionary(found.map { ($0.notificationUUID, $0) }, uniquingKeysWith: { first, _ in first }))
+                }))
+            }
+        }
+        if model.count == nil, let customer = state.customer {
+            let ids = customerIDs(customer)
+            let key = CustomerKey(lookup: customer.lookup, originalTransactionIds: ids)
+            if key != model.countedFor {
+                model.countedFor = key
+                model.customerCount = nil
+                if !ids.isEmpty {
+                    let request = ConsoleReducer.startInBackground(&state, owner: .live)
+                    model.count = request
+                    effects.append(.task(PaneTask(request: request, name: "count arrivals for \(ids.count) purchases") { services, _ in
+                        guard let store = try? await services.received?.store() else { return CustomerCount(key: key, count: nil) }
+                        var seen: Set<Int64> = []
+                        for id in ids {
+                            guard let rows = try? await store.notifications(NotificationFilter(transactionId: id)) else { return CustomerCount(key: key, count: nil) }
+                            seen.formUnion(rows.map(\.id))
+                        }
+                        return CustomerCount(key: key, count: seen.count)
+                    }))
+                }
+            }
+        }
+        state.receivedHere = model
+        return effects
+    }
+
+    /// The customer's original transactions, from their subscriptions and their history.
+    static func customerIDs(_ customer: CustomerState) -> [String] {
+        var ids = Set(customer.subscriptions.value?.map(\.originalTransactionId) ?? [])
+        for row in customer.history.value ?? [] {
+            if let id = row.payload?.originalTransactionId { ids.insert(id) }
+        }
+        if ids.isEmpty, let id = customer.transaction.value?.payload?.originalTransactionId { ids.insert(id) }
+        return ids.sorted()
+    }
+
+    static func receive(_ state: inout ConsoleState, request: Int, _ answer: any Sendable) {
+        var model = state.receivedHere
+        if request == model.lookup, let arrivals = answer as? Arrivals {
+            model.lookup = nil
+            if arrivals.key == model.lookedUp { model.arrivals = arrivals.found }
+        } else if request == model.count, let counted = answer as? CustomerCount {
+            model.count = nil
+            if counted.key == model.countedFor { model.customerCount = counted.count }
+        }
+        state.receivedHere = model
+    }
+}

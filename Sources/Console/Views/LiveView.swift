@@ -1,0 +1,63 @@
+import Foundation
+import TerminalUI
+import WebhookStore
+
+/// Notifications as they arrive at the receiver, newest first, with where they come from.
+enum LiveView {
+    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
+        let live = state.live
+        guard let source = live.source else {
+            Paragraph("This console reads no notification store.", style: theme[.muted]).render(in: area, buffer: &buffer)
+            return
+        }
+        buffer.write(truncating: heading(source, live), x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        let body = PaneLayout.belowHeading(area)
+        if let pending = live.pendingReplay, let url = source.forwardURL {
+            buffer.write(truncating: "Replay \(pending.notificationUUID) to \(url.absoluteString)? r again to send it (signedDate stays the original), any other key to keep it.",
+                         x: area.x, y: area.bottom - 1, width: area.width, style: theme[.warning])
+        }
+        let table = live.pendingReplay == nil ? body : Rect(x: body.x, y: body.y, width: body.width, height: max(0, body.height - 1))
+        if let problem = live.problem, live.rows.isEmpty {
+            Paragraph("\(problem.summary)\n\(problem.hint ?? "")", style: theme[.info]).render(in: table, buffer: &buffer)
+            return
+        }
+        if !live.loaded {
+            buffer.write("\(Spinner.frame(state.tick)) Reading \(source.storePath)…", x: table.x, y: table.y, style: theme[.info])
+            return
+        }
+        if live.rows.isEmpty {
+            let hint = source.receiverURL.map { "Waiting for notifications at \($0.absoluteString)." }
+                ?? "Waiting: start iapdesk listen (same store), or the console with --listen 127.0.0.1:8080."
+            Paragraph(hint, style: theme[.muted]).render(in: table, buffer: &buffer)
+            return
+        }
+        let rows = LivePane.rows(state)
+        let list = state.list(.live)
+        let wide = table.width >= 100
+        var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 19 : 8)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
+                                       .init("VERDICT", .length(wide ? 14 : 9)), .init("CUSTOMER", .length(16), cut: .middle)]
+        if wide { columns += [.init("×", .length(3), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .fill(2))] }
+        Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
+              selectedStyle: theme[.selection]) { index in
+            let row = rows[index]
+            let received = wide ? DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "") : time(row.lastReceivedAt)
+            var cells = [received, row.notificationType ?? "?", row.subtype ?? "", row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
+            if wide {
+                cells += [String(row.deliveryCount), "\(row.answeredStatus) \(LivePane.milliseconds(row.elapsedMilliseconds))", row.forwardResult ?? ""]
+            }
+            return (cells, row.verdict == "verified" ? nil : theme[.warning])
+        }.render(in: table, buffer: &buffer)
+    }
+
+    static func heading(_ source: LiveSource, _ live: LiveModel) -> String {
+        var parts = [DisplayFormat.count(live.rows.count, "arrival")]
+        parts.append(source.receiverURL.map { "receiving at \($0.absoluteString)" } ?? "store \(source.storePath)")
+        if let forward = source.forwardURL { parts.append("r replays to \(forward.absoluteString)") }
+        return parts.joined(separator: " · ") + "  (Enter payload, / filter)"
+    }
+
+    /// "14:03:07" in UTC, as the rest of the console's times.
+    static func time(_ date: Date) -> String {
+        String(DisplayFormat.date(date, seconds: true).replacingOccurrences(of: " UTC", with: "").suffix(8))
+    }
+}

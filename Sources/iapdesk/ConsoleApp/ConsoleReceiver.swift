@@ -1,0 +1,84 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+import WebhookReceiver
+import WebhookStore
+
+/// The console's Live pane options: a receiver inside the console, the store it reads, and where `r` replays to.
+struct LiveOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Receive notifications inside the console at this address (such as 127.0.0.1:8080); they show in the Live pane.", valueName: "host:port"))
+    var listen: String?
+    @Option(name: .long, help: ArgumentHelp("Where the Live pane's r replays a notification (the app's own endpoint); the receiver also forwards there.", valueName: "url"))
+    var forwardTo: String?
+    @OptionGroup var storeOptions: StoreOptions
+
+    func validate() throws {
+        if let listen { guard (try? ListenCommand.split(listen)) != nil else { throw ValidationError("--listen must be host:port, such as 127.0.0.1:8080.") } }
+        if let forwardTo {
+            guard let url = URL(string: forwardTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValidationError("--forward-to must be an http(s) URL.")
+            }
+        }
+    }
+
+    var forwardURL: URL? { forwardTo.flatMap(URL.init(string:)) }
+}
+
+/// What the console reads arrivals from, and the receiver it runs when asked to.
+struct ConsoleReceiver {
+    let received: ReceivedNotifications
+    let receiver: NotificationReceiver?
+    let store: (any NotificationStore)?
+    /// A store made for this run only (the demo's), removed at the end.
+    let temporaryFolder: String?
+
+    /// With `listen` set, opens (or makes) the store and starts the receiver before the console
+    /// draws, so a port already taken is said on the command line; otherwise only reads the store.
+    static func start(_ options: LiveOptions, storePath: String, listen: String?, verifier: SignedDataVerifier?, temporaryFolder: String? = nil) async throws -> ConsoleReceiver {
+        let forward = options.forwardURL
+        let replay: @Sendable (StoredNotification, URL) async -> ReplayOutcome = { notification, url in
+            let outcome = await NotificationReplay.post(
+                notification.rawBody, notificationUUID: notification.notificationUUID, deliveryCount: notification.deliveryCount, to: url)
+            return ReplayOutcome(result: outcome.summary, status: outcome.status, milliseconds: outcome.milliseconds)
+        }
+        guard let listen else {
+            let received = ReceivedNotifications(
+                source: LiveSource(storePath: storePath, forwardURL: forward),
+                open: { try await SQLiteNotificationStore.open(path: storePath, create: false) }, replay: replay)
+            return ConsoleReceiver(received: received, receiver: nil, store: nil, temporaryFolder: temporaryFolder)
+        }
+        guard let verifier else {
+            throw CLIError("--listen needs a verifier for the notifications.", hint: "Set the profile's bundle_id and environment.", status: .configuration)
+        }
+        let store: SQLiteNotificationStore
+        do {
+            store = try await SQLiteNotificationStore.open(path: storePath)
+        } catch let error as NotificationStoreError {
+            throw CLIError(error.description, status: .configuration)
+        }
+        let (host, port) = try ListenCommand.split(listen)
+        var configuration = NotificationReceiver.Configuration()
+        configuration.host = host
+        configuration.port = port
+        if let forward { configuration.forward = ForwardConfiguration(url: forward) }
+        let receiver: NotificationReceiver
+        do {
+            receiver = try await NotificationReceiver.start(configuration, verifier: verifier, store: store)
+        } catch {
+            try? await store.close()
+            throw CLIError("The console's receiver cannot start: \(error)", hint: "Choose another --listen address (port 0 picks a free one).", status: .configuration)
+        }
+        let received = ReceivedNotifications(
+            source: LiveSource(storePath: storePath, receiverURL: receiver.url, forwardURL: forward), open: { store }, replay: replay)
+        return ConsoleReceiver(received: received, receiver: receiver, store: store, temporaryFolder: temporaryFolder)
+    }
+
+    func stop() async {
+        _ = await receiver?.stop()
+        await received.close()
+        try? await store?.close()
+        if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
+    }
+}

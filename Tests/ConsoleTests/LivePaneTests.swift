@@ -1,0 +1,195 @@
+import AppStoreServerAPI
+@testable import Console
+import DemoServer
+import Foundation
+import Synchronization
+import TerminalUI
+import Testing
+import WebhookStore
+
+/// The Live pane tails the notification store another process writes; the Notifications pane and
+/// the customer summary say what of Apple's history arrived there.
+@Suite(.serialized) struct LivePaneTests {
+    static func temporaryStorePath() -> String {
+        NSTemporaryDirectory() + "iapdesk-live-\(UUID().uuidString)/notifications.sqlite"
+    }
+
+    /// A reader of `path` as the console opens it: a store of its own, like another process's.
+    static func reader(_ path: String, forward: URL? = nil, replays: ReplayLog? = nil) -> ReceivedNotifications {
+        ReceivedNotifications(
+            source: LiveSource(storePath: path, forwardURL: forward),
+            open: { try await SQLiteNotificationStore.open(path: path, create: false) },
+            replay: { notification, url in
+                replays?.append("\(notification.notificationUUID) \(url.absoluteString)")
+                return ReplayOutcome(result: "HTTP 200", status: 200, milliseconds: 3)
+            })
+    }
+
+    static func delivery(_ uuid: String, type: String = "DID_RENEW", originalTransactionId: String? = nil, at date: Date = Date()) -> NotificationDelivery {
+        var delivery = NotificationDelivery(notificationUUID: uuid, rawBody: Data("{\"signedPayload\":\"x\"}".utf8), verdict: "verified", receivedAt: date)
+        delivery.notificationType = type
+        delivery.originalTransactionId = originalTransactionId
+        delivery.decodedPayload = Data("{\"notificationType\":\"\(type)\",\"notificationUUID\":\"\(uuid)\"}".utf8)
+        return delivery
+    }
+
+    @Test func arrivalsFromAnotherWriterShowNewestFirstAndTheSelectionStaysOnItsRow() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-000000000001", type: "SUBSCRIBED"))
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-000000000002", type: "DID_RENEW"))
+        let harness = try await ConsoleHarness.start(received: Self.reader(path))
+        defer { Task { await harness.stop(); try? await writer.close() } }
+        harness.receive(.screenSize(width: 120, height: 36))
+        harness.send(.escape)
+        harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+        #expect(harness.state.pane == .live)
+        try await harness.tick { $0.live.rows.count == 2 }
+        #expect(harness.state.live.rows.map(\.notificationType) == ["DID_RENEW", "SUBSCRIBED"])
+        // Polls are not requests the agent made: nothing shows as in flight, Esc leaves them alone.
+        #expect(harness.state.inFlight.isEmpty)
+        harness.send(.down)
+        #expect(PaneRows.selectedID(harness.state, .live) == "00000000-0000-4000-8000-000000000001")
+
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-000000000003", type: "EXPIRED"))
+        // A repeat of the first moves it up with its new count.
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-000000000001", type: "SUBSCRIBED"))
+        try await harness.tick { $0.live.rows.count == 3 && $0.live.rows.first?.deliveryCount == 2 }
+        #expect(harness.state.live.rows.map(\.notificationType) == ["SUBSCRIBED", "EXPIRED", "DID_RENEW"])
+        #expect(PaneRows.selectedID(harness.state, .live) == "00000000-0000-4000-8000-000000000001")
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("3 arrivals"))
+        #expect(screen.contains("EXPIRED"))
+
+        harness.send(.enter)
+        let detail = harness.screen(width: 120, height: 36)
+        #expect(detail.contains("2 deliveries"))
+        #expect(detail.contains("notificationUUID: 00000000-0000-4000-8000-000000000001"))
+    }
+
+    @Test func aStoreThatDoesNotExistYetSaysHowToMakeOneAndIsPickedUpOnceItDoes() async throws {
+        let path = Self.temporaryStorePath()
+        let harness = try await ConsoleHarness.start(received: Self.reader(path))
+        defer { Task { await harness.stop() } }
+        harness.receive(.screenSize(width: 80, height: 24))
+        harness.send(.escape)
+        harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+        try await harness.tick { $0.live.problem != nil }
+        let screen = harness.screen(width: 80, height: 24)
+        #expect(screen.contains("Nothing received yet"))
+        #expect(screen.contains("iapdesk listen"))
+
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        defer { Task { try? await writer.close() } }
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000aa"))
+        // Arrivals elsewhere are announced when the Live pane is not on screen.
+        harness.send(.character("1"))
+        try await harness.tick(until: { $0.live.rows.count == 1 }, timeout: 20)
+        #expect(harness.state.live.problem == nil)
+        #expect(!harness.state.toasts.isEmpty || harness.state.live.loaded)
+    }
+
+    @Test func rReplaysOnlyOnASecondPressAndOnlyToTheForwardURL() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000bb"))
+        let replays = ReplayLog()
+        let forward = URL(string: "http://127.0.0.1:9/app/notifications")!
+        let harness = try await ConsoleHarness.start(received: Self.reader(path, forward: forward, replays: replays))
+        defer { Task { await harness.stop(); try? await writer.close() } }
+        harness.receive(.screenSize(width: 120, height: 36))
+        harness.send(.escape)
+        harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+        try await harness.tick { $0.live.rows.count == 1 }
+        #expect(harness.screen(width: 120, height: 36).contains("r Replay"))
+
+        harness.send(.character("r"))
+        #expect(harness.state.live.pendingReplay != nil)
+        #expect(harness.screen(width: 120, height: 36).contains("r again to send it"))
+        // Any other key keeps it from being sent.
+        harness.send(.escape)
+        #expect(harness.state.live.pendingReplay == nil)
+        harness.send(.character("r"))
+        harness.send(.character("r"))
+        try await harness.settle()
+        #expect(replays.entries == ["00000000-0000-4000-8000-0000000000bb \(forward.absoluteString)"])
+        #expect(harness.state.live.replays["00000000-0000-4000-8000-0000000000bb"]?.status == 200)
+        #expect(harness.state.toasts.contains { $0.text.contains("Replayed 00000000-0000-4000-8000-0000000000bb") })
+    }
+
+    @Test func withoutAForwardURLOrOnAReadOnlyProfileNothingIsReplayed() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000cc"))
+        let replays = ReplayLog()
+        let noForward = try await ConsoleHarness.start(received: Self.reader(path, replays: replays))
+        let readOnly = try await ConsoleHarness.start(readOnly: true, received: Self.reader(path, forward: URL(string: "http://127.0.0.1:9/x")!, replays: replays))
+        defer { Task { await noForward.stop(); await readOnly.stop(); try? await writer.close() } }
+        for harness in [noForward, readOnly] {
+            harness.send(.escape)
+            harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+            try await harness.tick { $0.live.rows.count == 1 }
+            harness.send(.character("r"))
+            harness.send(.character("r"))
+            try await harness.settle()
+        }
+        #expect(replays.entries.isEmpty)
+        #expect(noForward.state.lastError?.summary.contains("none is set") == true)
+        #expect(readOnly.state.lastError?.summary.contains("read-only") == true)
+    }
+
+    @Test func theNotificationsPaneMarksWhatArrivedHereAndTheSummaryCountsTheCustomers() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        let harness = try await ConsoleHarness.start(received: Self.reader(path))
+        defer { Task { await harness.stop(); try? await writer.close() } }
+        // One of Apple's last week arrived here; the others did not.
+        let recent = harness.server.notificationHistory(.production).filter { entry in
+            entry.attempts.first?.attemptDate.map { $0 > Date().addingTimeInterval(-6 * 86_400) } ?? false
+        }
+        let arrived = try #require(recent.last)
+        _ = try await writer.record(Self.delivery(arrived.notificationUUID))
+        harness.receive(.screenSize(width: 120, height: 36))
+        harness.send(.escape)
+        harness.send(.character("6"))
+        try await harness.settle()
+        try await harness.tick { $0.receivedHere.arrivals != nil }
+        #expect(harness.state.receivedHere.arrivals?.keys.sorted() == [arrived.notificationUUID])
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("HERE"))
+        let rows = NotificationsPane.rows(harness.state)
+        let index = try #require(rows.firstIndex { $0.payload?.notificationUUID == arrived.notificationUUID })
+        var list = harness.state.list(.notifications)
+        list.selected = index == 0 ? 1 : 0
+        harness.state.lists[.notifications] = list
+        harness.send(.enter)
+        #expect(harness.screen(width: 120, height: 36).contains("Arrived here: no"))
+        harness.send(.escape)
+        list.selected = index
+        harness.state.lists[.notifications] = list
+        harness.send(.enter)
+        #expect(harness.screen(width: 120, height: 36).contains("answered HTTP 200"))
+
+        // The customer summary counts what arrived about this customer's purchases.
+        let alice = try #require(harness.server.seedIDs(.production).customers.first { $0.scenario == "Active monthly subscription" })
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000dd", originalTransactionId: alice.originalTransactionId))
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000ee", originalTransactionId: alice.originalTransactionId))
+        harness.send(.escape)
+        harness.send(.character("i"))
+        harness.type(alice.originalTransactionId)
+        harness.send(.enter)
+        try await harness.settle()
+        try await harness.tick { $0.receivedHere.customerCount == 2 }
+        var summary = harness.state
+        summary.screenHeight = 60
+        harness.state = summary
+        #expect(harness.screen(width: 120, height: 60).contains("2 notifications received here"))
+    }
+}
+
+/// The replays a test's console asked for.
+final class ReplayLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ entry: String) { storage.withLock { $0.append(entry) } }
+    var entries: [String] { storage.withLock { $0 } }
+}

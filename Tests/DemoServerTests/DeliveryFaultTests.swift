@@ -1,0 +1,62 @@
+import AppStoreServerAPI
+@testable import DemoServer
+import Foundation
+import Testing
+
+/// The demo makes some deliveries fail so that a walkthrough shows gaps; TEST notifications never do.
+@Suite struct DeliveryFaultTests {
+    @Test func newNotificationsFollowTheFaultCycleAndTestNotificationsGoThrough() async throws {
+        let receiver = try await WebhookReceiver.start()
+        var configuration = DemoServer.Configuration()
+        configuration.webhookURL = receiver.url
+        configuration.webhookTimeout = 2
+        let server = try await DemoServer.start(configuration)
+        server.injectDeliveryFaults([.serverError, .timedOutAfterArrival, .none])
+        let client = try server.plainClient()
+        let start = Date().addingTimeInterval(-60)
+        let alice = try server.customer("Active monthly subscription")
+        let bob = try server.customer("Auto-renew turned off")
+
+        _ = try await client.extendSubscriptionRenewalDate(
+            originalTransactionId: alice.originalTransactionId,
+            request: ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: "fault-1"))
+        // A TEST notification between them neither fails nor moves the cycle on.
+        let token = try #require(try await client.requestTestNotification().testNotificationToken)
+        _ = try await client.extendSubscriptionRenewalDate(
+            originalTransactionId: alice.originalTransactionId,
+            request: ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: "fault-2"))
+        _ = try await client.extendSubscriptionRenewalDate(
+            originalTransactionId: bob.originalTransactionId,
+            request: ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: "fault-3"))
+
+        var results: [SendAttemptResult?] = []
+        var test: SendAttemptResult?
+        for _ in 0..<100 {
+            let items = try await client.notificationHistoryPages(request: .init(
+                startDate: start, endDate: Date().addingTimeInterval(60), notificationType: .renewalExtended)).collect().flatMap { $0.notificationHistory ?? [] }
+            results = items.map { $0.sendAttempts?.last?.sendAttemptResult }
+            test = try? await client.getTestNotificationStatus(testNotificationToken: token).sendAttempts?.last?.sendAttemptResult
+            if results.count == 3, !results.contains(where: { $0 == nil }), test != nil { break }
+            try await Task.sleep(nanoseconds: 100_000_000)
+        }
+        #expect(results == [.unsuccessfulHTTPResponseCode, .timedOut, .success])
+        #expect(test == .success)
+        // The 500 delivered nothing; the time-out's body did arrive.
+        let bodies = receiver.bodies
+        #expect(bodies.count == 3)
+        await server.stop()
+        await receiver.stop()
+    }
+
+    @Test func historyEntriesAreTheBodiesApplePostsWithTheirAttempts() async throws {
+        let server = try await DemoServer.start()
+        let history = server.notificationHistory(.production)
+        #expect(history.count > 10)
+        let entry = try #require(history.first { $0.attempts.count > 1 })
+        let body = try JSONValue.parse(entry.body)
+        let decoded = try await server.makeVerifier().verifyNotification(body["signedPayload"]?.stringValue ?? "")
+        #expect(decoded.notification.status == .verified)
+        #expect(decoded.notification.payload?.notificationUUID == entry.notificationUUID)
+        await server.stop()
+    }
+}
