@@ -34,13 +34,14 @@ enum LiveView {
         let rows = LivePane.rows(state)
         let list = state.list(.live)
         let wide = table.width >= 100
-        var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 19 : 8)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
-                                       .init("VERDICT", .length(wide ? 14 : 9)), .init("CUSTOMER", .length(16), cut: .middle)]
+        // A customer's ID is read out whole: its column is as wide as the longest one plus the scroll bar.
+        var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 19 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
+                                       .init("VERDICT", .length(wide ? 14 : 9)), .init("CUSTOMER", .length(18))]
         if wide { columns += [.init("×", .length(3), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .fill(2))] }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
             let row = rows[index]
-            let received = wide ? DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "") : time(row.lastReceivedAt)
+            let received = wide ? DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "") : short(row.lastReceivedAt, now: state.now)
             var cells = [received, row.notificationType ?? "?", row.subtype ?? "", row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
             if wide {
                 cells += [String(row.deliveryCount), "\(row.answeredStatus) \(LivePane.milliseconds(row.elapsedMilliseconds))", row.forwardResult ?? ""]
@@ -56,8 +57,9 @@ enum LiveView {
         return parts.joined(separator: " · ") + "  (Enter payload, / filter)"
     }
 
-    /// "14:03:07" in UTC, as the rest of the console's times.
-    static func time(_ date: Date) -> String {
-        String(DisplayFormat.date(date, seconds: true).replacingOccurrences(of: " UTC", with: "").suffix(8))
+    /// "14:03:07" today, "11-22 14:03" before, in UTC as the rest of the console's times.
+    static func short(_ date: Date, now: Date) -> String {
+        let text = DisplayFormat.date(date, seconds: true).replacingOccurrences(of: " UTC", with: "")
+        return DisplayFormat.day(date) == DisplayFormat.day(now) ? String(text.suffix(8)) : String(text.dropFirst(5).prefix(11))
     }
 }

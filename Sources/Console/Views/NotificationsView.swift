@@ -39,9 +39,15 @@ enum NotificationsView {
             var cells = [date, p?.notificationType?.rawValue ?? "?", row.attempts.first?.sendAttemptResult?.rawValue ?? "(none)",
                          String(row.attempts.count), row.attempts.last?.sendAttemptResult?.rawValue ?? "-"]
             if subtypes { cells.insert(p?.subtype?.rawValue ?? "", at: 2) }
-            if let arrivals { cells.append(arrived(p?.notificationUUID.flatMap { arrivals[$0] }, wide: wide, now: state.now)) }
+            // Apple says delivered but nothing arrived here: as much a gap as a failed delivery.
+            var missingHere = false
+            if let arrivals {
+                let stored = p?.notificationUUID.flatMap { arrivals[$0] }
+                missingHere = stored == nil
+                cells.append(arrived(stored, wide: wide, now: state.now))
+            }
             if wide { cells.append(row.decoded?.isFullyVerified == true ? "✓" : "✗") }
-            return (cells, row.delivered ? nil : theme[.warning])
+            return (cells, row.delivered && !missingHere ? nil : theme[.warning])
         }.render(in: body, buffer: &buffer)
     }
 
