@@ -96,6 +96,17 @@ import Testing
         #expect(rows.allSatisfy { $0.hasSuffix("ok") })
     }
 
+    @Test func notificationHistoryAsFarBackAsAppleKeepsItIsListedNotRefused() async throws {
+        // Apple's window is counted from its own clock: "180d" here must not fall just outside it there.
+        let whole = try await run(["notifications", "--since", "180d", "--demo"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout.contains("28 notifications in Demo (Production)"))
+        #expect(!whole.stderr.contains("keeps"))
+        let further = try await run(["notifications", "--since", "400d", "--demo"])
+        #expect(further.status == 0, "\(further.stderr)")
+        #expect(further.stderr.contains("Production keeps 180 days of notification history"))
+    }
+
     @Test func jsonIsStableForScripts() async throws {
         let result = try await run(["lookup", "mk5tttvwjh", "--demo", "--json"])
         #expect(result.status == 0)

@@ -24,7 +24,15 @@ struct NotificationsCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             var request = NotificationHistoryRequest()
-            request.startDate = try DateArgument.require(since, "--since")
+            let start = try DateArgument.require(since, "--since")
+            // Apple counts its window from its own clock: a start just inside it here can be outside
+            // it there, so "180d" starts a few minutes later, and anything older is brought inside.
+            let retention: TimeInterval = (session.environment == .sandbox ? 30 : 180) * 86_400
+            let earliest = Date().addingTimeInterval(-retention + 300)
+            if start < earliest.addingTimeInterval(-86_400) {
+                FileHandle.standardError.write(Data("Note: \(session.environment.label) keeps \(Int(retention / 86_400)) days of notification history; listing from \(DisplayFormat.date(earliest)).\n".utf8))
+            }
+            request.startDate = max(start, earliest)
             request.endDate = try until.map { try DateArgument.require($0, "--until") } ?? Date()
             request.notificationType = type.map { NotificationType($0.uppercased()) }
             request.notificationSubtype = subtype.map { NotificationSubtype($0.uppercased()) }
