@@ -5,11 +5,13 @@ import Synchronization
 
 /// The embedded store: one SQLite file (sqlite-nio bundles SQLite), WAL journal, `synchronous=FULL`
 /// so that every committed write is on disk before `record` returns, created with mode 600 in a
-/// folder of mode 700. Writes of this process run one at a time; other processes wait on SQLite's lock.
+/// folder of mode 700. Deliveries that arrive together are committed together (one fsync for the
+/// batch, see GroupCommit); other processes wait on SQLite's lock.
 public final class SQLiteNotificationStore: NotificationStore {
     public let path: String
     private let connection: SQLiteConnection
     private let gate = SerialGate()
+    private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
 
     /// The schema, one step per version; `PRAGMA user_version` says how many have been applied.
     static let migrations: [[String]] = [
@@ -218,50 +220,78 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome {
+        try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
+    }
+
+    /// One transaction for a batch of deliveries, each in a savepoint of its own: one that fails
+    /// is rolled back alone and its caller gets the error; the others are committed together.
+    private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
         let connection = self.connection
-        return try await transaction {
-            let received = SQLiteData.integer(Self.ms(delivery.receivedAt))
-            // The UNIQUE notificationUUID decides: a second delivery only counts.
-            let upserted = try await connection.query(
-                """
-                INSERT INTO notifications (
-                    notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id,
-                    original_transaction_id, product_id, signed_date_ms, verdict, verdict_detail, raw_body, decoded_payload,
-                    first_received_ms, last_received_ms, remote_address, answered_status, elapsed_ms
-                ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(notification_uuid) DO UPDATE SET
-                    delivery_count = delivery_count + 1, last_received_ms = excluded.last_received_ms,
-                    remote_address = excluded.remote_address, answered_status = excluded.answered_status,
-                    elapsed_ms = excluded.elapsed_ms
-                RETURNING id, delivery_count
-                """,
-                [
-                    .text(delivery.notificationUUID), Self.text(delivery.notificationType), Self.text(delivery.subtype),
-                    Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
-                    Self.text(delivery.transactionId), Self.text(delivery.originalTransactionId), Self.text(delivery.productId),
-                    delivery.signedDate.map { .integer(Self.ms($0)) } ?? .null, .text(delivery.verdict), Self.text(delivery.verdictDetail),
-                    .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
-                    received, received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
-                    .float(delivery.elapsedMilliseconds),
-                ])
-            guard let row = upserted.first, let id = row.column("id")?.integer, let count = row.column("delivery_count")?.integer else {
-                throw NotificationStoreError.unwritable(path: self.path, reason: "the upsert returned no row")
+        do {
+            return try await transaction {
+                var results: [Result<RecordOutcome, any Error>] = []
+                for delivery in deliveries {
+                    _ = try await connection.query("SAVEPOINT delivery")
+                    do {
+                        results.append(.success(try await self.insert(delivery)))
+                        _ = try await connection.query("RELEASE delivery")
+                    } catch {
+                        _ = try await connection.query("ROLLBACK TO delivery")
+                        _ = try await connection.query("RELEASE delivery")
+                        results.append(.failure(error))
+                    }
+                }
+                return results
             }
-            let inserted = try await connection.query(
-                """
-                INSERT INTO deliveries (notification_id, received_ms, remote_address, answered_status, elapsed_ms)
-                VALUES (?, ?, ?, ?, ?) RETURNING id
-                """,
-                [
-                    .integer(id), received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
-                    .float(delivery.elapsedMilliseconds),
-                ])
-            guard let deliveryId = inserted.first?.column("id")?.integer else {
-                throw NotificationStoreError.unwritable(path: self.path, reason: "the delivery was not recorded")
-            }
-            _ = try await connection.query("UPDATE notifications SET last_delivery_id = ? WHERE id = ?", [.integer(deliveryId), .integer(id)])
-            return RecordOutcome(id: Int64(id), deliveryId: Int64(deliveryId), deliveryCount: Int(count))
+        } catch {
+            // The commit itself failed: nothing of the batch is stored.
+            return deliveries.map { _ in .failure(error) }
         }
+    }
+
+    private func insert(_ delivery: NotificationDelivery) async throws -> RecordOutcome {
+        let connection = self.connection
+        let received = SQLiteData.integer(Self.ms(delivery.receivedAt))
+        // The UNIQUE notificationUUID decides: a second delivery only counts.
+        let upserted = try await connection.query(
+            """
+            INSERT INTO notifications (
+                notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id,
+                original_transaction_id, product_id, signed_date_ms, verdict, verdict_detail, raw_body, decoded_payload,
+                first_received_ms, last_received_ms, remote_address, answered_status, elapsed_ms
+            ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(notification_uuid) DO UPDATE SET
+                delivery_count = delivery_count + 1, last_received_ms = excluded.last_received_ms,
+                remote_address = excluded.remote_address, answered_status = excluded.answered_status,
+                elapsed_ms = excluded.elapsed_ms
+            RETURNING id, delivery_count
+            """,
+            [
+                .text(delivery.notificationUUID), Self.text(delivery.notificationType), Self.text(delivery.subtype),
+                Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
+                Self.text(delivery.transactionId), Self.text(delivery.originalTransactionId), Self.text(delivery.productId),
+                delivery.signedDate.map { .integer(Self.ms($0)) } ?? .null, .text(delivery.verdict), Self.text(delivery.verdictDetail),
+                .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
+                received, received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
+                .float(delivery.elapsedMilliseconds),
+            ])
+        guard let row = upserted.first, let id = row.column("id")?.integer, let count = row.column("delivery_count")?.integer else {
+            throw NotificationStoreError.unwritable(path: self.path, reason: "the upsert returned no row")
+        }
+        let inserted = try await connection.query(
+            """
+            INSERT INTO deliveries (notification_id, received_ms, remote_address, answered_status, elapsed_ms)
+            VALUES (?, ?, ?, ?, ?) RETURNING id
+            """,
+            [
+                .integer(id), received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
+                .float(delivery.elapsedMilliseconds),
+            ])
+        guard let deliveryId = inserted.first?.column("id")?.integer else {
+            throw NotificationStoreError.unwritable(path: self.path, reason: "the delivery was not recorded")
+        }
+        _ = try await connection.query("UPDATE notifications SET last_delivery_id = ? WHERE id = ?", [.integer(deliveryId), .integer(id)])
+        return RecordOutcome(id: Int64(id), deliveryId: Int64(deliveryId), deliveryCount: Int(count))
     }
 
     public func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws {
