@@ -45,11 +45,14 @@ struct ReplayCommand: AsyncParsableCommand {
                     throw StoreAccess.failure(error, path: path)
                 }
                 let body: Data
+                // As Apple or the store spells it, whatever case was typed.
+                let notificationUUID: String
                 let source: ReplayAttempt.Source
                 let kind: String?
                 let signedDate: Date?
                 if let stored = found.first {
                     body = stored.rawBody
+                    notificationUUID = stored.notificationUUID
                     source = .store
                     signedDate = stored.signedDate
                     kind = [stored.notificationType ?? "?", stored.subtype].compactMap { $0 }.joined(separator: "/")
@@ -59,12 +62,13 @@ struct ReplayCommand: AsyncParsableCommand {
                         throw CLIError("Apple's history holds no signedPayload for \(uuid): nothing to send.", status: .failure)
                     }
                     body = entryBody
+                    notificationUUID = entry.notificationUUID ?? uuid
                     source = .appleHistory
                     signedDate = entry.signedDate
                     kind = [entry.notificationType ?? "?", entry.subtype].compactMap { $0 }.joined(separator: "/")
                 }
                 let sender = ReplaySender(target: target, command: "replay", timeout: sendTimeout, store: store)
-                let attempt = try await sender.send(body, notificationUUID: uuid, source: source)
+                let attempt = try await sender.send(body, notificationUUID: notificationUUID, source: source)
                 var document = ReplaySender.record(attempt)
                 document["notificationType"] = kind
                 document["note"] = ReplaySender.signedDateCaveat
@@ -72,7 +76,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 printer.emit(document)
                 let origin = source == .store ? "the body stored when it arrived" : "Apple's history (it never arrived here)"
                 printer.text("""
-                    Replayed \(uuid) (\(kind ?? "?"), signed \(DisplayFormat.date(signedDate, seconds: true))) from \(origin) to \(sender.shownTarget): \
+                    Replayed \(notificationUUID) (\(kind ?? "?"), signed \(DisplayFormat.date(signedDate, seconds: true))) from \(origin) to \(sender.shownTarget): \
                     \(attempt.result) in \(String(format: "%.0f", attempt.milliseconds)) ms. Recorded in \(path).
                     \(ReplaySender.signedDateCaveat)
                     """)
