@@ -142,6 +142,53 @@ import WebhookStore
         #expect(noStore.stderr.contains("No notifications stored yet"))
     }
 
+    @Test func reconcileSaysWhatAppleAnsweredAndReportsEntriesThatDoNotVerify() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        _ = try await SQLiteNotificationStore.open(path: folder.storePath).close()
+        let arguments = ["reconcile", "--since", "3d", "--store", folder.storePath, "--timeout", "30"]
+
+        // Signatures the verifier refuses: every entry is joined all the same, and said not to verify.
+        var forged = DemoFaults()
+        forged.badSignatures = true
+        var configuration = DemoServer.Configuration()
+        configuration.faults = forged
+        let badSignatures = try await DemoServer.start(configuration)
+        let unverified = try await iapdesk(arguments + ["--json"] + Self.profile(badSignatures, folder: folder), folder: folder)
+        let rows = try #require(unverified.json["notifications"] as? [[String: Any]], "\(unverified.stderr)")
+        #expect(!rows.isEmpty)
+        #expect(rows.allSatisfy { (($0["apple"] as? [String: Any])?["verification"] as? [String: Any])?["status"] as? String == "failed" })
+        #expect(unverified.status == 10)
+        let table = try await iapdesk(arguments + Self.profile(badSignatures, folder: folder), folder: folder)
+        #expect(table.stdout.contains("NOT VERIFIED"))
+        #expect(table.stdout.contains("Did not verify"))
+        let strangerKey = Data(badSignatures.signingKey.pemRepresentation.utf8)
+        await badSignatures.stop()
+
+        // A key the server does not know: 401, exit 6, and nothing secret said.
+        let demo = try await DemoServer.start()
+        var profile = try Self.profile(demo, folder: folder)
+        let otherKey = folder.url.appendingPathComponent("other.p8").path
+        _ = FileManager.default.createFile(atPath: otherKey, contents: strangerKey, attributes: [.posixPermissions: 0o600])
+        profile[profile.firstIndex(of: "--key-file")! + 1] = otherKey
+        let unauthorized = try await iapdesk(arguments + profile, folder: folder)
+        #expect(unauthorized.status == 6, "\(unauthorized.stderr)")
+        #expect(unauthorized.stderr.contains("error:"))
+        #expect(!unauthorized.stderr.contains("PRIVATE KEY"))
+        await demo.stop()
+
+        // Apple failing with 503 on every request: exit 5 once the retries are spent.
+        var failing = DemoFaults()
+        failing.failEvery = 1
+        failing.failureStatus = 503
+        configuration.faults = failing
+        let down = try await DemoServer.start(configuration)
+        let unavailable = try await iapdesk(arguments + Self.profile(down, folder: folder), folder: folder)
+        #expect(unavailable.status == 5, "\(unavailable.stderr)")
+        #expect(unavailable.stdout.isEmpty)
+        await down.stop()
+    }
+
     /// A receiver that verifies the demo's chain and records what arrives; the demo's own webhook
     /// points at a closed port, so the notifications it publishes fail to deliver.
     static func undeliverableNotifications(count: Int) async throws -> (target: ReceiverBench, published: [String]) {

@@ -13,9 +13,9 @@ struct NotificationHistoryWindow {
     static func retentionDays(_ environment: AppStoreEnvironment) -> Int { environment == .sandbox ? 30 : 180 }
 
     static func make(since: String, until: String?, environment: AppStoreEnvironment, now: Date = Date()) throws -> NotificationHistoryWindow {
-        var start = try DateArgument.require(since, "--since")
+        var start = try DateArgument.require(since, "--since", now: now)
         // Apple reads a future end as now.
-        let end = min(try until.map { try DateArgument.require($0, "--until") } ?? now, now)
+        let end = min(try until.map { try DateArgument.require($0, "--until", now: now) } ?? now, now)
         guard start < end else {
             throw CLIError("--since \(since) is not before --until \(until ?? "now").", hint: "Give a --since earlier than --until.", status: .usage)
         }
