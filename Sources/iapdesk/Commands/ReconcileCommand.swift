@@ -90,13 +90,20 @@ struct ReconcileOutput {
         }
         lines.append(counts.render())
         if !report.rows.isEmpty {
-            var table = TextTable("SIGNED", "TYPE", "UUID", "APPLE LAST", "ARRIVED", "VERDICT", "WHAT TO DO")
+            // Month and day: the year is the window's, said above.
+            var table = TextTable("SIGNED (UTC)", "TYPE", "UUID", "APPLE LAST", "ARRIVED", "VERDICT", "WHAT TO DO")
+            table.keepWhole = [2, 5]
             for row in report.rows {
                 table.add(
-                    DisplayFormat.date(row.time, seconds: true), [row.notificationType ?? "?", row.subtype].compactMap { $0 }.joined(separator: "/"),
-                    row.notificationUUID, Self.appleCell(row), Self.arrivalCell(row), row.verdict.title, Self.advice(row))
+                    String(DisplayFormat.date(row.time).dropFirst(5).dropLast(4)), [row.notificationType ?? "?", row.subtype].compactMap { $0 }.joined(separator: "/"),
+                    row.notificationUUID, Self.appleCell(row), Self.arrivalCell(row), row.verdict.title, Self.advice(row, short: true))
             }
             lines += ["", table.render()]
+            // The whole advice once per verdict present, so the rows' column can stay short.
+            let present = Set(report.rows.map(\.verdict)).filter { $0 != .received }.sorted()
+            if !present.isEmpty {
+                lines += ["", "What to do:"] + present.map { "  \($0.title): \($0.action)." }
+            }
         }
         if !report.unreadable.isEmpty {
             lines += ["", "\(DisplayFormat.count(report.unreadable.count, "history entry", plural: "history entries")) could not be decoded to a notificationUUID: check with iapdesk notifications --json."]
@@ -111,21 +118,35 @@ struct ReconcileOutput {
     static func appleCell(_ row: ReconcileRow) -> String {
         guard let apple = row.apple else { return "-" }
         var cell = apple.lastAttempt?.sendAttemptResult?.rawValue ?? "(no attempt yet)"
-        if apple.attempts.count > 1 { cell += " (\(apple.attempts.count) tries)" }
+        if apple.attempts.count > 1 { cell += " x\(apple.attempts.count)" }
         if case .failed = apple.verification { cell += " NOT VERIFIED" }
         return cell
     }
 
+    /// The first arrival's time (its day is the signed one's, or says so), how long after signing, and the count.
     static func arrivalCell(_ row: ReconcileRow) -> String {
         guard let stored = row.stored else { return "-" }
-        var cell = DisplayFormat.date(stored.firstReceivedAt, seconds: true)
-        if let delay = row.arrivalAfterSigned { cell += " (+\(duration(delay)))" }
+        let full = DisplayFormat.date(stored.firstReceivedAt, seconds: true)
+        let sameDay = DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(row.time)
+        var cell = sameDay ? String(full.dropFirst(11).dropLast(4)) : String(full.dropLast(4))
+        if let delay = row.arrivalAfterSigned { cell += " \(delay < 0 ? "-" : "+")\(duration(delay))" }
         if stored.deliveryCount > 1 { cell += " x\(stored.deliveryCount)" }
         return cell
     }
 
-    /// The verdict's action, with what this row shows that it rests on.
-    static func advice(_ row: ReconcileRow) -> String {
+    /// The verdict's action, with what this row shows that it rests on; `short` for the table's column.
+    static func advice(_ row: ReconcileRow, short: Bool = false) -> String {
+        if short {
+            switch row.verdict {
+            case .received: return "nothing"
+            case .failedAtAppleButArrived: return "answer sooner; " + advice(row).split(separator: ";").prefix(2).joined(separator: ";")
+            case .deliveredButMissing: return "check the URL and the receiver; replay"
+            case .notDeliveredAndMissing: return "recover or replay"
+            case .unknownToApple:
+                return "check: verdict \(row.stored?.verdict ?? "?")" + (row.stored?.environment.map { ", \($0)" } ?? "")
+            case .duplicate: return "nothing if idempotent"
+            }
+        }
         switch row.verdict {
         case .failedAtAppleButArrived:
             var facts: [String] = []
