@@ -73,6 +73,8 @@ struct Recovery {
     struct Sent: Sendable {
         var attempts: [ReplayAttempt] = []
         var interrupted = false
+        /// Why sending stopped early, other than Ctrl-C.
+        var failure: CLIError?
     }
 
     func run() async throws {
@@ -111,6 +113,7 @@ struct Recovery {
                 hint: "Run the same command again to send the rest: those taken are not sent again.", status: .interrupted)
         }
         printer.text("\n" + tally)
+        if let failure = sent.failure { throw failure }
         if refused > 0 {
             throw CLIError(
                 "\(DisplayFormat.count(refused, "notification")) not taken by \(sender.shownTarget).",
@@ -136,7 +139,7 @@ struct Recovery {
                 break
             } catch {
                 // The outcome could not be recorded: stop rather than send what cannot be accounted for.
-                FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+                sent.failure = StoreAccess.failure(error, path: storePath)
                 break
             }
         }
