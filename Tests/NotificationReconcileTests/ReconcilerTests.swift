@@ -105,6 +105,13 @@ struct ReconcileFixture {
         #expect(Reconciler.reconcile(history: [], stored: [], window: F.window).hasGaps == false)
     }
 
+    @Test func aHistoryEntryThatCannotBeReadIsAGapOfItsOwn() {
+        let report = Reconciler.reconcile(history: [F.entry(nil, signed: 10, [F.attempt(10, .success)])], stored: [], window: F.window)
+        #expect(report.rows.isEmpty)
+        #expect(report.unreadable.count == 1)
+        #expect(report.hasGaps)
+    }
+
     @Test func anUnverifiedHistoryEntryIsJoinedAndReported() {
         let forged = VerificationStatus.failed(.invalidSignature)
         let history = [F.entry("a", signed: 10, [F.attempt(10, .success)], verification: forged)]

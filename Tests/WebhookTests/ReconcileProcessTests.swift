@@ -16,12 +16,46 @@ import WebhookStore
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any]) ?? [:] }
     }
 
-    /// Runs `iapdesk` to its end (at most two minutes) without blocking a thread of the pool.
-    func iapdesk(_ arguments: [String], folder: TemporaryFolder) async throws -> Finished {
-        let running = try ListenProcessTests.Running(arguments, folder: folder)
-        let status = try await running.exitStatus(seconds: 120)
-        if status == nil { running.signal(SIGKILL) }
-        return Finished(status: try #require(status, "iapdesk \(arguments.first ?? "") did not end"), stdout: running.stdout, stderr: running.stderr)
+    /// Runs `iapdesk` to its end, as `CommandLineTests.launch` does: its output read to the end on
+    /// dispatch threads (never a thread of the pool), so nothing is cut however busy the machine
+    /// is. `whileRunning` gets the process once it started (to interrupt it).
+    func iapdesk(
+        _ arguments: [String], folder: TemporaryFolder, whileRunning: (@Sendable (Process) async -> Void)? = nil
+    ) async throws -> Finished {
+        let process = Process()
+        process.executableURL = ListenProcessTests.binary
+        process.arguments = arguments
+        process.environment = [
+            "HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PATH": "/usr/bin:/bin", "COLUMNS": "200",
+        ]
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        let output = Locked((out: Data(), err: Data()))
+        let group = DispatchGroup()
+        for _ in 0..<3 { group.enter() }
+        process.terminationHandler = { _ in group.leave() }
+        try process.run()
+        DispatchQueue.global().async {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            output.withLock { $0.out = data }
+            group.leave()
+        }
+        DispatchQueue.global().async {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            output.withLock { $0.err = data }
+            group.leave()
+        }
+        let watcher = whileRunning.map { watch in Task { await watch(process) } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            group.notify(queue: .global()) { continuation.resume() }
+        }
+        watcher?.cancel()
+        let (stdout, stderr) = output.withLock { ($0.out, $0.err) }
+        return Finished(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     /// Every notification of the demo's history signed in the last `days`, decoded with its attempts.
@@ -291,18 +325,19 @@ import WebhookStore
         _ = try await SQLiteNotificationStore.open(path: folder.storePath).close()
         let profile = try Self.profile(target.demo, folder: folder)
         // One POST every 3 seconds: Ctrl-C comes well before the second.
-        let running = try ListenProcessTests.Running(
-            ["recover", "--since", "7d", "--to", target.url.absoluteString, "--store", folder.storePath, "--rate", "0.33"] + profile, folder: folder)
-        for _ in 0..<600 where try await target.store.notifications(NotificationFilter()).isEmpty {
-            try await Task.sleep(for: .milliseconds(50))
+        let store = target.store
+        let run = try await iapdesk(
+            ["recover", "--since", "7d", "--to", target.url.absoluteString, "--store", folder.storePath, "--rate", "0.33"] + profile, folder: folder
+        ) { process in
+            for _ in 0..<1_200 where (try? await store.notifications(NotificationFilter()).isEmpty) ?? true {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            process.interrupt()
         }
-        running.signal(SIGINT)
-        let status = try await running.exitStatus(seconds: 60)
-        if status == nil { running.signal(SIGKILL) }
-        #expect(status == 130, "\(running.stderr)")
+        #expect(run.status == 130, "\(run.stderr)")
         let arrived = try await target.store.notifications(NotificationFilter()).count
         #expect(arrived >= 1 && arrived < 4)
-        #expect(running.stderr.contains("Interrupted: sent \(arrived) of 4"))
+        #expect(run.stderr.contains("Interrupted: sent \(arrived) of 4"))
         let recorded = try await SQLiteNotificationStore.open(path: folder.storePath, create: false)
         let replays = try await recorded.notifications(NotificationFilter()).count
         let sent = try await recorded.replays(uuids: Set(try await target.store.notifications(NotificationFilter()).map(\.notificationUUID)))
