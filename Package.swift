@@ -67,6 +67,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The join of Apple's notification history with the store (`reconcile`, `recover`): pure, no network, no SQLite.
+        .target(
+            name: "NotificationReconcile",
+            dependencies: ["AppStoreServerAPI", "WebhookStore"]
+        ),
         // ncursesw with a small shim header that makes its macros and wide-character API visible to Swift.
         .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
         // Cell buffer, layout, widgets, themes, key events and backends: knows nothing of the App Store.
@@ -90,6 +95,7 @@ let package = Package(
                 "AppStoreServerAPI",
                 "Console",
                 "DemoServer",
+                "NotificationReconcile",
                 "WebhookReceiver",
                 "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -134,7 +140,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhookTests",
-            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer", "WebhookReceiver", "WebhookStore"]
+            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer", "NotificationReconcile", "WebhookReceiver", "WebhookStore"]
+        ),
+        .testTarget(
+            name: "NotificationReconcileTests",
+            dependencies: ["NotificationReconcile", "AppStoreServerAPI", "WebhookStore"]
         ),
         .testTarget(
             name: "TerminalUITests",

@@ -20,13 +20,14 @@ public struct ForwardConfiguration: Sendable {
     }
 }
 
-/// POSTs the body as it arrived to the forward URL and says what came of it.
-final class Forwarder: @unchecked Sendable {
+/// POSTs the body as it arrived to the forward URL and says what came of it. `listen --forward-to`
+/// forwards with it; `replay` and `recover` re-post with it.
+public final class Forwarder: @unchecked Sendable {
     // URLSession is thread-safe; it is not marked Sendable on every platform.
     private let session: URLSession
-    let configuration: ForwardConfiguration
+    public let configuration: ForwardConfiguration
 
-    init(_ configuration: ForwardConfiguration) {
+    public init(_ configuration: ForwardConfiguration) {
         self.configuration = configuration
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         // The deadline is kept here (see forward); URLSession's own, in whole seconds on Linux, only backs it up.
@@ -37,22 +38,29 @@ final class Forwarder: @unchecked Sendable {
 
     deinit { session.finishTasksAndInvalidate() }
 
-    struct Result: Sendable, Equatable {
-        var summary: String
-        var status: Int?
-        var milliseconds: Double
+    public struct Result: Sendable, Equatable {
+        /// "HTTP 200", "timed out after 10 s", "not delivered: cannot connect".
+        public var summary: String
+        public var status: Int?
+        public var milliseconds: Double
         /// What to answer the sender when mirroring: the forward's status, 502 or 504.
-        var mirrored: Int
+        public var mirrored: Int
     }
 
     func forward(_ body: Data, notificationUUID: String, deliveryCount: Int) async -> Result {
+        await post(body, headers: [
+            "User-Agent": "iapdesk listen (forwarded)", "X-Iapdesk-Notification-UUID": notificationUUID,
+            "X-Iapdesk-Delivery-Count": String(deliveryCount),
+        ])
+    }
+
+    /// POSTs `body` as JSON with these headers, within the configured timeout.
+    public func post(_ body: Data, headers: [String: String]) async -> Result {
         var request = URLRequest(url: configuration.url, timeoutInterval: configuration.timeout.rounded(.up) + 1)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("iapdesk listen (forwarded)", forHTTPHeaderField: "User-Agent")
-        request.setValue(notificationUUID, forHTTPHeaderField: "X-Iapdesk-Notification-UUID")
-        request.setValue(String(deliveryCount), forHTTPHeaderField: "X-Iapdesk-Delivery-Count")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let start = ContinuousClock.now
         let session = self.session
         let timeout = configuration.timeout

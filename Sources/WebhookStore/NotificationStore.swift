@@ -17,6 +17,15 @@ public protocol NotificationStore: Sendable {
     func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery]
     /// Quarantined bodies, oldest first.
     func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery]
+    /// The stored notifications among these notificationUUIDs (`reconcile` joins Apple's history with them).
+    func notifications(uuids: Set<String>) async throws -> [StoredNotification]
+    /// Stored notifications signed in `window` (its lower bound included, its upper one not), as Apple's
+    /// history selects them; one that carries no signedDate counts by its first arrival.
+    func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification]
+    /// Keeps what one re-post by `replay` or `recover` gave.
+    @discardableResult func recordReplay(_ replay: ReplayAttempt) async throws -> Int64
+    /// Every re-post of these notificationUUIDs, oldest first.
+    func replays(uuids: Set<String>) async throws -> [StoredReplay]
     func close() async throws
 }
 
@@ -132,8 +141,6 @@ public struct NotificationFilter: Sendable, Equatable {
     public var afterDelivery: Int64?
     /// The newest this many.
     public var limit: Int?
-    /// Only these notificationUUIDs (Apple's history joined with what arrived).
-    public var notificationUUIDs: [String]?
 
     public init(since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil) {
         self.since = since
@@ -227,5 +234,21 @@ public enum NotificationStoreError: Error, Sendable, Equatable, CustomStringConv
             return "The notification store at \(path) has schema version \(version), newer than this iapdesk knows (\(known)): update iapdesk."
         case .closed: return "The notification store is closed."
         }
+    }
+}
+
+extension StoredNotification {
+    /// A stored notification as a caller builds one (tests of what reads the store); the store
+    /// makes its own from its rows.
+    public init(
+        id: Int64, notificationUUID: String, verdict: String = "verified", rawBody: Data = Data(), firstReceivedAt: Date,
+        deliveryCount: Int = 1, answeredStatus: Int = 200
+    ) {
+        self.init(
+            id: id, notificationUUID: notificationUUID, notificationType: nil, subtype: nil, environment: nil, bundleId: nil, appAppleId: nil,
+            transactionId: nil, originalTransactionId: nil, productId: nil, signedDate: nil, verdict: verdict, verdictDetail: nil,
+            rawBody: rawBody, decodedPayload: nil, firstReceivedAt: firstReceivedAt, lastReceivedAt: firstReceivedAt, remoteAddress: nil,
+            answeredStatus: answeredStatus, elapsedMilliseconds: 0, forwardResult: nil, forwardStatus: nil, deliveryCount: deliveryCount,
+            lastDeliveryId: id)
     }
 }

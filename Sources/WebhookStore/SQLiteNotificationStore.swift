@@ -9,8 +9,8 @@ import Synchronization
 /// batch, see GroupCommit); other processes wait on SQLite's lock.
 public final class SQLiteNotificationStore: NotificationStore {
     public let path: String
-    private let connection: SQLiteConnection
-    private let gate = SerialGate()
+    let connection: SQLiteConnection
+    let gate = SerialGate()
     private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
 
     /// The schema, one step per version; `PRAGMA user_version` says how many have been applied.
@@ -80,11 +80,27 @@ public final class SQLiteNotificationStore: NotificationStore {
             "CREATE INDEX deliveries_notification ON deliveries(notification_id)",
             "CREATE INDEX quarantine_received ON quarantine(received_ms)",
         ],
+        // 2: re-posts by `replay` and `recover`, and the window reconcile reads by signed date.
+        [
+            """
+            CREATE TABLE replays (
+                id INTEGER PRIMARY KEY,
+                notification_uuid TEXT NOT NULL,
+                target_url TEXT NOT NULL,
+                source TEXT NOT NULL,
+                command TEXT NOT NULL,
+                sent_ms INTEGER NOT NULL,
+                result TEXT NOT NULL,
+                status INTEGER,
+                elapsed_ms REAL NOT NULL
+            )
+            """,
+            "CREATE INDEX replays_notification ON replays(notification_uuid)",
+            "CREATE INDEX notifications_signed_date ON notifications(signed_date_ms)",
+        ],
     ]
 
     public static var schemaVersion: Int { migrations.count }
-
-    static let uuidsPerQuery = 500
 
     /// `$XDG_DATA_HOME/iapdesk/notifications.sqlite`, else `~/.local/share/iapdesk/notifications.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -98,8 +114,9 @@ public final class SQLiteNotificationStore: NotificationStore {
         return base + "/iapdesk/notifications.sqlite"
     }
 
-    /// Opens the store, creating the file (and its folder) when `create` is true, and brings its schema up to date.
-    public static func open(path: String, create: Bool = true) async throws -> SQLiteNotificationStore {
+    /// Opens the store, creating the file (and its folder) when `create` is true, and brings its schema up to date
+    /// (up to `schemaVersion` only when given: tests of the migrations make older files with it).
+    public static func open(path: String, create: Bool = true, schemaVersion: Int? = nil) async throws -> SQLiteNotificationStore {
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: path) {
             guard create else { throw NotificationStoreError.missing(path: path) }
@@ -131,7 +148,7 @@ public final class SQLiteNotificationStore: NotificationStore {
         }
         let store = SQLiteNotificationStore(path: path, connection: connection)
         do {
-            try await store.prepare()
+            try await store.prepare(upTo: schemaVersion ?? migrations.count)
         } catch {
             try? await connection.close()
             if let error = error as? NotificationStoreError { throw error }
@@ -151,12 +168,12 @@ public final class SQLiteNotificationStore: NotificationStore {
         if !connection.isClosed { _ = connection.close() }
     }
 
-    private func prepare() async throws {
+    private func prepare(upTo target: Int) async throws {
         try await gate.run {
             _ = try await self.connection.query("PRAGMA journal_mode=WAL")
             _ = try await self.connection.query("PRAGMA synchronous=FULL")
             _ = try await self.connection.query("PRAGMA foreign_keys=ON")
-            try await self.migrate()
+            try await self.migrate(upTo: target)
         }
     }
 
@@ -185,7 +202,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// Applies the missing migrations, each in its own transaction with its version number.
-    private func migrate() async throws {
+    private func migrate(upTo target: Int) async throws {
         // The lock first, so that two processes opening a new file do not both migrate it.
         _ = try await connection.query("BEGIN IMMEDIATE")
         do {
@@ -193,7 +210,7 @@ public final class SQLiteNotificationStore: NotificationStore {
             guard version <= Self.migrations.count else {
                 throw NotificationStoreError.newerSchema(path: path, version: version, known: Self.migrations.count)
             }
-            for (index, steps) in Self.migrations.enumerated() where index >= version {
+            for (index, steps) in Self.migrations.enumerated() where index >= version && index < target {
                 for step in steps { _ = try await connection.query(step) }
                 _ = try await connection.query("PRAGMA user_version = \(index + 1)")
             }
@@ -205,7 +222,7 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// Runs `body` inside one IMMEDIATE transaction; it is committed (and on disk) when this returns.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await gate.run {
             _ = try await self.connection.query("BEGIN IMMEDIATE")
             do {
@@ -343,17 +360,6 @@ public final class SQLiteNotificationStore: NotificationStore {
     }
 
     public func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] {
-        if let uuids = filter.notificationUUIDs, uuids.count > Self.uuidsPerQuery {
-            // Few bound variables per statement: large sets are asked for in parts.
-            var found: [StoredNotification] = []
-            var part = filter
-            for start in stride(from: 0, to: uuids.count, by: Self.uuidsPerQuery) {
-                part.notificationUUIDs = Array(uuids[start..<min(uuids.count, start + Self.uuidsPerQuery)])
-                found += try await notifications(part)
-            }
-            found.sort { $0.lastDeliveryId < $1.lastDeliveryId }
-            return filter.limit.map { Array(found.suffix(max(0, $0))) } ?? found
-        }
         var conditions: [String] = []
         var binds: [SQLiteData] = []
         if let since = filter.since {
@@ -371,10 +377,6 @@ public final class SQLiteNotificationStore: NotificationStore {
         if let after = filter.afterDelivery {
             conditions.append("last_delivery_id > ?")
             binds.append(.integer(SQLiteInt64(after)))
-        }
-        if let uuids = filter.notificationUUIDs {
-            conditions.append(uuids.isEmpty ? "0" : "notification_uuid IN (\(Array(repeating: "?", count: uuids.count).joined(separator: ", ")))")
-            binds += uuids.map { .text($0) }
         }
         let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var sql = "SELECT * FROM notifications \(condition) ORDER BY last_delivery_id DESC"
@@ -431,7 +433,7 @@ public final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: Conversions
 
-    private static func notification(_ row: SQLiteRow) -> StoredNotification {
+    static func notification(_ row: SQLiteRow) -> StoredNotification {
         StoredNotification(
             id: Int64(row.column("id")?.integer ?? 0), notificationUUID: row.column("notification_uuid")?.string ?? "",
             notificationType: row.column("notification_type")?.string, subtype: row.column("subtype")?.string,

@@ -19,7 +19,7 @@ import WebhookStore
         ReceivedNotifications(
             source: LiveSource(storePath: path, forwardURL: forward),
             open: { try await SQLiteNotificationStore.open(path: path, create: false) },
-            replay: { notification, url in
+            replay: { _, notification, url in
                 replays?.append("\(notification.notificationUUID) \(url.absoluteString)")
                 return ReplayOutcome(result: "HTTP 200", status: 200, milliseconds: 3)
             })

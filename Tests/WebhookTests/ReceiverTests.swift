@@ -287,6 +287,10 @@ struct FailingStore: NotificationStore {
     func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] { [] }
     func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] { [] }
     func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery] { [] }
+    func notifications(uuids: Set<String>) async throws -> [StoredNotification] { [] }
+    func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] { [] }
+    func recordReplay(_ replay: ReplayAttempt) async throws -> Int64 { throw Broken() }
+    func replays(uuids: Set<String>) async throws -> [StoredReplay] { [] }
     func close() async throws {}
 }
 
@@ -341,5 +345,9 @@ final class SlowStore: NotificationStore, @unchecked Sendable {
     func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] { try await inner!.notifications(filter) }
     func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] { try await inner!.deliveries(ofNotification: id) }
     func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery] { try await inner!.quarantined(filter) }
+    func notifications(uuids: Set<String>) async throws -> [StoredNotification] { try await inner!.notifications(uuids: uuids) }
+    func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] { try await inner!.notifications(signedIn: window) }
+    func recordReplay(_ replay: ReplayAttempt) async throws -> Int64 { try await inner!.recordReplay(replay) }
+    func replays(uuids: Set<String>) async throws -> [StoredReplay] { try await inner!.replays(uuids: uuids) }
     func close() async throws { try await inner?.close() }
 }

@@ -142,3 +142,85 @@ import WebhookStore
         try await store.close()
     }
 }
+
+/// The lookups `reconcile` joins with, the replays table, and the migration that added it.
+@Suite struct StoreReconcileLookupTests {
+    func delivery(_ uuid: String, signed: Date?, received: Date = Date()) -> NotificationDelivery {
+        var delivery = NotificationDelivery(notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"\#(uuid)"}"#.utf8), verdict: "verified", receivedAt: received)
+        delivery.signedDate = signed
+        return delivery
+    }
+
+    @Test func lookupByUUIDsFindsOnlyThoseStored() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let uuids = (0..<1_203).map { "uuid-\($0)" }
+        for uuid in uuids where uuid.hasSuffix("7") { _ = try await store.record(delivery(uuid, signed: Date())) }
+        let found = try await store.notifications(uuids: Set(uuids + ["not-stored"]))
+        // More than one chunk of bound values, and each stored one once.
+        #expect(found.map(\.notificationUUID).sorted() == uuids.filter { $0.hasSuffix("7") }.sorted())
+        #expect(try await store.notifications(uuids: []).isEmpty)
+        try await store.close()
+    }
+
+    @Test func theWindowIsBySignedDateElseFirstArrival() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let window = now.addingTimeInterval(-7 * 86_400)..<now
+        // Signed before the window, arrived inside it (a late retry): outside, as in Apple's history.
+        _ = try await store.record(delivery("old-signed-late-arrival", signed: now.addingTimeInterval(-8 * 86_400), received: now.addingTimeInterval(-60)))
+        _ = try await store.record(delivery("inside", signed: now.addingTimeInterval(-86_400), received: now.addingTimeInterval(-86_000)))
+        _ = try await store.record(delivery("at-start", signed: window.lowerBound, received: now.addingTimeInterval(-86_000)))
+        _ = try await store.record(delivery("at-end", signed: window.upperBound, received: now))
+        _ = try await store.record(delivery("unsigned-inside", signed: nil, received: now.addingTimeInterval(-3_600)))
+        _ = try await store.record(delivery("unsigned-outside", signed: nil, received: now.addingTimeInterval(-9 * 86_400)))
+        let found = try await store.notifications(signedIn: window).map(\.notificationUUID)
+        #expect(found == ["at-start", "inside", "unsigned-inside"])
+        try await store.close()
+    }
+
+    @Test func replaysAreRecordedPerNotification() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        let sent = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let first = ReplayAttempt(
+            notificationUUID: "a", targetURL: "http://127.0.0.1:9/hook", source: .appleHistory, command: "recover", sentAt: sent,
+            result: "not delivered: cannot connect", status: nil, milliseconds: 1.5)
+        var second = first
+        second.source = .store
+        second.command = "replay"
+        second.result = "HTTP 200"
+        second.status = 200
+        let firstId = try await store.recordReplay(first)
+        let secondId = try await store.recordReplay(second)
+        _ = try await store.recordReplay(ReplayAttempt(
+            notificationUUID: "b", targetURL: "http://x", source: .store, command: "replay", sentAt: sent, result: "HTTP 500", status: 500, milliseconds: 3))
+        let replays = try await store.replays(uuids: ["a"])
+        #expect(replays.map(\.id) == [firstId, secondId])
+        #expect(replays.map(\.attempt) == [first, second])
+        #expect(replays.map(\.attempt.succeeded) == [false, true])
+        #expect(try await store.replays(uuids: ["b", "c"]).map(\.attempt.status) == [500])
+        try await store.close()
+    }
+
+    @Test func aVersion1FileIsMigratedKeepingItsNotifications() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let old = try await SQLiteNotificationStore.open(path: folder.storePath, schemaVersion: 1)
+        #expect(try await old.userVersion() == 1)
+        _ = try await old.record(delivery("kept", signed: Date()))
+        try await old.close()
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath, create: false)
+        #expect(try await store.userVersion() == SQLiteNotificationStore.schemaVersion)
+        #expect(SQLiteNotificationStore.schemaVersion >= 2)
+        #expect(try await store.notifications(uuids: ["kept"]).count == 1)
+        _ = try await store.recordReplay(ReplayAttempt(
+            notificationUUID: "kept", targetURL: "http://x", source: .store, command: "replay", sentAt: Date(), result: "HTTP 200", status: 200, milliseconds: 1))
+        #expect(try await store.replays(uuids: ["kept"]).count == 1)
+        try await store.close()
+    }
+}

@@ -8,13 +8,16 @@ public final class ReceivedNotifications: Sendable {
     /// What the Live pane says about where its rows come from.
     public let source: LiveSource
     private let connection: StoreConnection
-    private let replayer: (@Sendable (StoredNotification, URL) async -> ReplayOutcome)?
+    private let replayer: Replayer?
+
+    /// Re-posts a stored notification's body to a URL and records the outcome in the store.
+    public typealias Replayer = @Sendable (any NotificationStore, StoredNotification, URL) async -> ReplayOutcome
 
     /// `open` gives the store; it throws `NotificationStoreError.missing` while none exists.
     /// `replay` re-posts a stored notification's body to a URL (nil: replays are not offered).
     public init(
         source: LiveSource, open: @escaping @Sendable () async throws -> any NotificationStore,
-        replay: (@Sendable (StoredNotification, URL) async -> ReplayOutcome)? = nil
+        replay: Replayer? = nil
     ) {
         self.source = source
         self.connection = StoreConnection(open: open)
@@ -27,7 +30,11 @@ public final class ReceivedNotifications: Sendable {
 
     func replay(_ notification: StoredNotification, to url: URL) async -> ReplayOutcome {
         guard let replayer else { return ReplayOutcome(result: "replays are not available here", status: nil, milliseconds: 0) }
-        return await replayer(notification, url)
+        do {
+            return await replayer(try await store(), notification, url)
+        } catch {
+            return ReplayOutcome(result: "not sent: the store cannot be opened (\(error))", status: nil, milliseconds: 0)
+        }
     }
 
     public func close() async { await connection.close() }

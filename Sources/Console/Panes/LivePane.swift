@@ -126,7 +126,7 @@ enum LivePane {
         } else if let replayed = answer as? Replayed, state.inFlight[request] != nil {
             state.inFlight[request] = nil
             state.live.replays[replayed.notificationUUID] = replayed.outcome
-            let words = "Replayed \(replayed.notificationUUID) to \(replayed.url.absoluteString): \(replayed.outcome.result) in \(Int(replayed.outcome.milliseconds.rounded())) ms."
+            let words = "Replayed \(replayed.notificationUUID) to \(RedactedURL.text(replayed.url)): \(replayed.outcome.result) in \(Int(replayed.outcome.milliseconds.rounded())) ms."
             if replayed.outcome.succeeded {
                 ConsoleReducer.toast(&state, words)
             } else {

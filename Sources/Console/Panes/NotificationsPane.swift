@@ -55,7 +55,7 @@ enum NotificationsPane {
         selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },
         detail: { state in
             PaneRows.selected(rows(state), state, .notifications).map { row in
-                let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0] } }
+                let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0.lowercased()] } }
                 return DetailContent.notificationTree(row, environment: state.environment, arrival: arrival)
             }
         },

@@ -64,10 +64,9 @@ enum ReceivedHere {
                 model.lookedUp = key
                 effects.append(.task(PaneTask(request: request, name: "look up \(uuids.count) arrivals") { services, _ in
                     guard let store = try? await services.received?.store() else { return Arrivals(key: key, found: nil) }
-                    var filter = NotificationFilter()
-                    filter.notificationUUIDs = uuids
-                    guard let found = try? await store.notifications(filter) else { return Arrivals(key: key, found: nil) }
-                    return Arrivals(key: key, found: Dictionary(found.map { ($0.notificationUUID, $0) }, uniquingKeysWith: { first, _ in first }))
+                    guard let found = try? await store.notifications(uuids: Set(uuids)) else { return Arrivals(key: key, found: nil) }
+                    // Apple's history and the store may spell a UUID in different cases.
+                    return Arrivals(key: key, found: Dictionary(found.map { ($0.notificationUUID.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }))
                 }))
             }
         }

@@ -13,7 +13,7 @@ enum LiveView {
         buffer.write(truncating: heading(source, live), x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = PaneLayout.belowHeading(area)
         if let pending = live.pendingReplay, let url = source.forwardURL {
-            buffer.write(truncating: "Replay \(pending.notificationUUID) to \(url.absoluteString)? r again to send it (signedDate stays the original), any other key to keep it.",
+            buffer.write(truncating: "Replay \(pending.notificationUUID) to \(RedactedURL.text(url))? r again to send it (signedDate stays the original), any other key to keep it.",
                          x: area.x, y: area.bottom - 1, width: area.width, style: theme[.warning])
         }
         let table = live.pendingReplay == nil ? body : Rect(x: body.x, y: body.y, width: body.width, height: max(0, body.height - 1))
@@ -53,7 +53,7 @@ enum LiveView {
     static func heading(_ source: LiveSource, _ live: LiveModel) -> String {
         var parts = [DisplayFormat.count(live.rows.count, "arrival")]
         parts.append(source.receiverURL.map { "receiving at \($0.absoluteString)" } ?? "store \(source.storePath)")
-        if let forward = source.forwardURL { parts.append("r replays to \(forward.absoluteString)") }
+        if let forward = source.forwardURL { parts.append("r replays to \(RedactedURL.text(forward))") }
         return parts.joined(separator: " · ") + "  (Enter payload, / filter)"
     }
 

@@ -42,7 +42,7 @@ enum NotificationsView {
             // Apple says delivered but nothing arrived here: as much a gap as a failed delivery.
             var missingHere = false
             if let arrivals {
-                let stored = p?.notificationUUID.flatMap { arrivals[$0] }
+                let stored = p?.notificationUUID.flatMap { arrivals[$0.lowercased()] }
                 missingHere = stored == nil
                 cells.append(arrived(stored, wide: wide, now: state.now))
             }

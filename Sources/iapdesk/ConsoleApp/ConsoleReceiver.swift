@@ -38,10 +38,14 @@ struct ConsoleReceiver {
     /// draws, so a port already taken is said on the command line; otherwise only reads the store.
     static func start(_ options: LiveOptions, storePath: String, listen: String?, verifier: SignedDataVerifier?, temporaryFolder: String? = nil) async throws -> ConsoleReceiver {
         let forward = options.forwardURL
-        let replay: @Sendable (StoredNotification, URL) async -> ReplayOutcome = { notification, url in
-            let outcome = await NotificationReplay.post(
-                notification.rawBody, notificationUUID: notification.notificationUUID, deliveryCount: notification.deliveryCount, to: url)
-            return ReplayOutcome(result: outcome.summary, status: outcome.status, milliseconds: outcome.milliseconds)
+        let replay: ReceivedNotifications.Replayer = { store, notification, url in
+            let sender = ReplaySender(target: url, command: "console", timeout: 10, store: store)
+            do {
+                let attempt = try await sender.send(notification.rawBody, notificationUUID: notification.notificationUUID, source: .store)
+                return ReplayOutcome(result: attempt.result, status: attempt.status, milliseconds: attempt.milliseconds)
+            } catch {
+                return ReplayOutcome(result: "\(error)", status: nil, milliseconds: 0)
+            }
         }
         guard let listen else {
             let received = ReceivedNotifications(

@@ -15,6 +15,7 @@ enum ExitStatus: Int32, CaseIterable {
     case rateLimited = 7
     case unverified = 8
     case refused = 9
+    case gapsFound = 10
     case usage = 64
     case interrupted = 130
 
@@ -30,6 +31,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .rateLimited: return "HTTP 429: rate limit exceeded"
         case .unverified: return "signed data failed verification"
         case .refused: return "refused here: read-only profile or write not confirmed"
+        case .gapsFound: return "reconcile found gaps (a notification on one side only), or recover/replay could not deliver every notification"
         case .usage: return "invalid arguments"
         case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }

@@ -5,29 +5,49 @@ import Synchronization
 /// can still be printed. A second Ctrl-C ends the process at once.
 enum Interruption {
     static func cancelling<T: Sendable>(_ task: Task<T, Never>) async -> T {
-        let presses = Presses()
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler {
-            if presses.press() > 1 { exit(ExitStatus.interrupted.rawValue) }
-            task.cancel()
-        }
-        source.resume()
+        InterruptionSignal.shared.route { task.cancel() }
         let value = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-        source.cancel()
-        signal(SIGINT, SIG_DFL)
+        InterruptionSignal.shared.route(nil)
         return value
     }
+}
 
-    private final class Presses: Sendable {
-        private let count = Mutex(0)
+/// One SIGINT source for the whole process, made on first use and kept: on Linux, libdispatch
+/// installs its signal handler once per signal, so a second source made after `signal()` reset
+/// the handler would never fire (a command that fetches and then sends, as `recover` does, needs
+/// Ctrl-C twice over). Outside a routed piece of work Ctrl-C ends the process, as by default.
+final class InterruptionSignal: Sendable {
+    static let shared = InterruptionSignal()
 
-        /// Counts a press and returns how many there were.
-        func press() -> Int {
-            count.withLock { count in
-                count += 1
-                return count
-            }
+    private struct State {
+        var cancel: (@Sendable () -> Void)?
+        var presses = 0
+        var installed = false
+    }
+    private let state = Mutex(State())
+    nonisolated(unsafe) private static var source: (any DispatchSourceSignal)?
+
+    /// Sends the next Ctrl-C to `cancel` (nil: the next one ends the process).
+    func route(_ cancel: (@Sendable () -> Void)?) {
+        state.withLock { state in
+            state.cancel = cancel
+            state.presses = 0
+            guard !state.installed else { return }
+            state.installed = true
+            signal(SIGINT, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            source.setEventHandler { InterruptionSignal.shared.pressed() }
+            source.resume()
+            Self.source = source
         }
+    }
+
+    private func pressed() {
+        let cancel = state.withLock { state -> (@Sendable () -> Void)? in
+            state.presses += 1
+            return state.presses > 1 ? nil : state.cancel
+        }
+        guard let cancel else { exit(ExitStatus.interrupted.rawValue) }
+        cancel()
     }
 }

@@ -54,8 +54,8 @@ enum DateArgument {
         return day.date(from: trimmed)
     }
 
-    static func require(_ text: String, _ option: String) throws -> Date {
-        guard let date = parse(text) else {
+    static func require(_ text: String, _ option: String, now: Date = Date()) throws -> Date {
+        guard let date = parse(text, now: now) else {
             throw CLIError("\(option) \(text) is not a date.", hint: "Use 2026-11-01, 2026-11-01T10:00:00Z, 7d, 24h or 30m.", status: .usage)
         }
         return date

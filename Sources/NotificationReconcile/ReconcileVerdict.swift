@@ -1,0 +1,52 @@
+/// What the join says about one notification: exactly one per row.
+public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
+    /// Apple delivered it and it arrived, once.
+    case received
+    /// Apple logged a failed attempt (TIMED_OUT, ...) or no success, yet the store has it.
+    case failedAtAppleButArrived = "failed-at-apple-but-arrived"
+    /// Apple's last attempt succeeded, but nothing arrived here.
+    case deliveredButMissing = "delivered-but-missing"
+    /// Apple could not deliver it and nothing arrived.
+    case notDeliveredAndMissing = "not-delivered-and-missing"
+    /// In the store within the window, but not in Apple's history.
+    case unknownToApple = "unknown-to-apple"
+    /// It arrived more than once: Apple retried.
+    case duplicate
+
+    /// A notification on one side only: the exit code says so.
+    public var isGap: Bool {
+        switch self {
+        case .deliveredButMissing, .notDeliveredAndMissing, .unknownToApple: return true
+        case .received, .failedAtAppleButArrived, .duplicate: return false
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .received: return "received"
+        case .failedAtAppleButArrived: return "failed at Apple but arrived"
+        case .deliveredButMissing: return "delivered per Apple but missing here"
+        case .notDeliveredAndMissing: return "not delivered and missing"
+        case .unknownToApple: return "arrived but unknown to Apple"
+        case .duplicate: return "duplicate from retries"
+        }
+    }
+
+    /// What to do about a row with this verdict, in one line.
+    public var action: String {
+        switch self {
+        case .received: return "nothing"
+        case .failedAtAppleButArrived:
+            return "answer 200 sooner (Apple waits a few seconds); Apple retries it, so expect a duplicate"
+        case .deliveredButMissing:
+            return "check the URL in App Store Connect and whether this receiver was down; replay it to the app"
+        case .notDeliveredAndMissing: return "recover it: iapdesk recover --to URL (or replay UUID)"
+        case .unknownToApple: return "check its verdict, environment and bundle ID: another app or environment, or forged"
+        case .duplicate: return "nothing if the handler is idempotent by notificationUUID"
+        }
+    }
+
+    private var order: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.order < rhs.order }
+}

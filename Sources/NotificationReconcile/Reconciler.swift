@@ -1,0 +1,103 @@
+import AppStoreServerAPI
+import Foundation
+import WebhookStore
+
+/// One notification of the join: Apple's entry, the store's row, or both, and its verdict.
+public struct ReconcileRow: Sendable, Equatable {
+    public var verdict: ReconcileVerdict
+    public var notificationUUID: String
+    public var apple: NotificationHistoryEntry?
+    public var stored: StoredNotification?
+
+    /// When it was signed (Apple's, else the store's), else when it first arrived.
+    public var time: Date {
+        apple?.signedDate ?? stored?.signedDate ?? stored?.firstReceivedAt ?? .distantPast
+    }
+
+    public var notificationType: String? { apple?.notificationType ?? stored?.notificationType }
+    public var subtype: String? { apple?.subtype ?? stored?.subtype }
+
+    /// How long after it was signed the first delivery arrived here.
+    public var arrivalAfterSigned: TimeInterval? {
+        guard let stored, let signed = apple?.signedDate ?? stored.signedDate else { return nil }
+        return stored.firstReceivedAt.timeIntervalSince(signed)
+    }
+
+    /// How long after Apple's first failed attempt the first delivery arrived here: near zero, the
+    /// receiver took it but answered too late; hours, a retry brought it.
+    public var arrivalAfterFailedAttempt: TimeInterval? {
+        guard let stored, let failed = apple?.firstFailedAttempt?.attemptDate else { return nil }
+        return stored.firstReceivedAt.timeIntervalSince(failed)
+    }
+}
+
+/// The whole join over a window.
+public struct ReconcileReport: Sendable, Equatable {
+    public var window: Range<Date>
+    /// Oldest first.
+    public var rows: [ReconcileRow]
+    /// History entries whose payload could not be decoded to a notificationUUID: they cannot be joined.
+    public var unreadable: [NotificationHistoryEntry]
+
+    /// Rows per verdict, every verdict present (0 when none).
+    public var counts: [ReconcileVerdict: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: ReconcileVerdict.allCases.map { ($0, 0) })
+        for row in rows { counts[row.verdict, default: 0] += 1 }
+        return counts
+    }
+
+    /// A notification on one side only, or a history entry that could not be read.
+    public var hasGaps: Bool { rows.contains { $0.verdict.isGap } || !unreadable.isEmpty }
+
+    /// History entries that did not verify with the session's verifier (joined all the same).
+    public var unverified: [ReconcileRow] {
+        rows.filter { row in
+            if case .failed = row.apple?.verification { return true }
+            return false
+        }
+    }
+}
+
+/// Joins Apple's notification history with the store by notificationUUID. Pure: the caller fetches both sides.
+public enum Reconciler {
+    /// `stored` holds the store's rows for the history's UUIDs and its rows signed within `window`;
+    /// store rows outside the window that Apple does not list are left out.
+    public static func reconcile(history: [NotificationHistoryEntry], stored: [StoredNotification], window: Range<Date>) -> ReconcileReport {
+        var storedByUUID: [String: StoredNotification] = [:]
+        for row in stored { storedByUUID[key(row.notificationUUID)] = row }
+        var rows: [ReconcileRow] = []
+        var unreadable: [NotificationHistoryEntry] = []
+        var seen: Set<String> = []
+        for entry in history {
+            guard let uuid = entry.notificationUUID, !uuid.isEmpty else {
+                unreadable.append(entry)
+                continue
+            }
+            // Apple lists a notification once; a repeat across pages adds nothing.
+            guard seen.insert(key(uuid)).inserted else { continue }
+            let match = storedByUUID[key(uuid)]
+            rows.append(ReconcileRow(verdict: verdict(apple: entry, stored: match), notificationUUID: uuid, apple: entry, stored: match))
+        }
+        for row in stored where !seen.contains(key(row.notificationUUID)) && inWindow(row, window) {
+            seen.insert(key(row.notificationUUID))
+            rows.append(ReconcileRow(verdict: .unknownToApple, notificationUUID: row.notificationUUID, apple: nil, stored: row))
+        }
+        rows.sort { ($0.time, $0.notificationUUID) < ($1.time, $1.notificationUUID) }
+        return ReconcileReport(window: window, rows: rows, unreadable: unreadable)
+    }
+
+    static func verdict(apple: NotificationHistoryEntry, stored: StoredNotification?) -> ReconcileVerdict {
+        guard let stored else { return apple.deliveredPerApple ? .deliveredButMissing : .notDeliveredAndMissing }
+        if stored.deliveryCount > 1 { return .duplicate }
+        if !apple.deliveredPerApple || apple.firstFailedAttempt != nil { return .failedAtAppleButArrived }
+        return .received
+    }
+
+    /// Apple selects by signedDate; a stored row without one counts by its first arrival.
+    static func inWindow(_ row: StoredNotification, _ window: Range<Date>) -> Bool {
+        window.contains(row.signedDate ?? row.firstReceivedAt)
+    }
+
+    /// UUIDs compare without case: Apple writes them in lower case, others may not.
+    static func key(_ uuid: String) -> String { uuid.lowercased() }
+}

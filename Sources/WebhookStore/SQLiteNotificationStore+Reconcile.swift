@@ -1,0 +1,79 @@
+import Foundation
+import SQLiteNIO
+
+/// The lookups `reconcile` joins with Apple's history, and the replays table of `replay` and `recover`.
+extension SQLiteNotificationStore {
+    /// SQLite allows a bounded number of bound values per statement; large sets go in chunks.
+    static let lookupChunk = 500
+
+    public func notifications(uuids: Set<String>) async throws -> [StoredNotification] {
+        var found: [StoredNotification] = []
+        for chunk in Self.chunks(uuids.sorted()) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let sql = "SELECT * FROM notifications WHERE notification_uuid IN (\(marks)) ORDER BY id"
+            let binds = chunk.map { SQLiteData.text($0) }
+            let rows = try await gate.run { try await self.connection.query(sql, binds) }
+            found += rows.map(Self.notification)
+        }
+        return found
+    }
+
+    public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
+        let lower = Self.ms(window.lowerBound)
+        let upper = Self.ms(window.upperBound)
+        let rows = try await gate.run {
+            try await self.connection.query(
+                """
+                SELECT * FROM notifications
+                WHERE (signed_date_ms >= ? AND signed_date_ms < ?)
+                   OR (signed_date_ms IS NULL AND first_received_ms >= ? AND first_received_ms < ?)
+                ORDER BY COALESCE(signed_date_ms, first_received_ms), id
+                """,
+                [.integer(lower), .integer(upper), .integer(lower), .integer(upper)])
+        }
+        return rows.map(Self.notification)
+    }
+
+    @discardableResult
+    public func recordReplay(_ replay: ReplayAttempt) async throws -> Int64 {
+        let connection = self.connection
+        return try await transaction {
+            let rows = try await connection.query(
+                """
+                INSERT INTO replays (notification_uuid, target_url, source, command, sent_ms, result, status, elapsed_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """,
+                [
+                    .text(replay.notificationUUID), .text(replay.targetURL), .text(replay.source.rawValue), .text(replay.command),
+                    .integer(Self.ms(replay.sentAt)), .text(replay.result), replay.status.map { .integer(SQLiteInt64($0)) } ?? .null,
+                    .float(replay.milliseconds),
+                ])
+            return Int64(rows.first?.column("id")?.integer ?? 0)
+        }
+    }
+
+    public func replays(uuids: Set<String>) async throws -> [StoredReplay] {
+        var found: [StoredReplay] = []
+        for chunk in Self.chunks(uuids.sorted()) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let sql = "SELECT * FROM replays WHERE notification_uuid IN (\(marks)) ORDER BY id"
+            let binds = chunk.map { SQLiteData.text($0) }
+            let rows = try await gate.run { try await self.connection.query(sql, binds) }
+            found += rows.map { row in
+                StoredReplay(
+                    id: Int64(row.column("id")?.integer ?? 0),
+                    attempt: ReplayAttempt(
+                        notificationUUID: row.column("notification_uuid")?.string ?? "", targetURL: row.column("target_url")?.string ?? "",
+                        source: ReplayAttempt.Source(rawValue: row.column("source")?.string ?? "") ?? .store,
+                        command: row.column("command")?.string ?? "", sentAt: Self.date(row.column("sent_ms")),
+                        result: row.column("result")?.string ?? "", status: row.column("status")?.integer.map { Int($0) },
+                        milliseconds: row.column("elapsed_ms")?.double ?? 0))
+            }
+        }
+        return found.sorted { $0.id < $1.id }
+    }
+
+    private static func chunks(_ values: [String]) -> [ArraySlice<String>] {
+        stride(from: 0, to: values.count, by: lookupChunk).map { values[$0..<min($0 + lookupChunk, values.count)] }
+    }
+}

@@ -1,0 +1,211 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import Foundation
+import NotificationReconcile
+import WebhookStore
+
+struct ReconcileCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reconcile",
+        abstract: "Compare Apple's notification history with what iapdesk listen stored, notification by notification.",
+        discussion: """
+            Reads Get Notification History for the window (Apple keeps 180 days in Production, 30 in Sandbox; an older --since \
+            is moved up to that, saying so), verifies each signedPayload with the profile's verifier (an entry that does not \
+            verify is kept and reported), and joins it with the store by notificationUUID. Each notification gets one verdict:
+
+              received                              Apple delivered it and it arrived once
+              failed at Apple but arrived           Apple logged a failed attempt (TIMED_OUT, ...) yet it is stored
+              delivered per Apple but missing here  Apple's last attempt succeeded, nothing arrived (another URL? receiver down?)
+              not delivered and missing             Apple could not deliver it and nothing arrived: iapdesk recover
+              arrived but unknown to Apple          stored, signed in the window, not in Apple's history (another app or environment, or forged)
+              duplicate from retries                it arrived more than once
+
+            Counts per verdict first, then one row per notification (--json: one document). Exit 0 when nothing is on one \
+            side only, 10 when a notification is missing here or unknown to Apple (or a history entry cannot be read), and \
+            the usual codes for errors. See docs/webhooks.md.
+            """)
+
+    @Option(name: .long, help: "From this signed date (default 7d; 2026-11-01, 24h, ...).") var since: String = "7d"
+    @Option(name: .long, help: "Until this signed date (default now).") var until: String?
+    @OptionGroup var storeOptions: StoreOptions
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
+            if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            let path = storeOptions.path
+            let report = try await StoreAccess.with(path) { store in
+                let history = try await NotificationHistoryFetch.entries(session, window: window.range)
+                do {
+                    let uuids = Set(history.compactMap(\.notificationUUID))
+                    let stored = try await store.notifications(uuids: uuids) + store.notifications(signedIn: window.range)
+                    return Reconciler.reconcile(history: history, stored: stored, window: window.range)
+                } catch {
+                    throw StoreAccess.failure(error, path: path)
+                }
+            }
+            ReconcileOutput(report: report, store: path, session: session, printer: printer).print()
+            if report.hasGaps {
+                let gaps = report.rows.filter(\.verdict.isGap).count + report.unreadable.count
+                throw CLIError(
+                    "Gaps found: \(DisplayFormat.count(gaps, "notification")) on one side only.",
+                    hint: "Missing ones: iapdesk recover --since \(since) --to URL (or iapdesk replay UUID --to URL). Unknown to Apple: check their verdict with iapdesk received --json.",
+                    status: .gapsFound)
+            }
+        }
+    }
+}
+
+/// The report as a table (counts, then rows) or one JSON document.
+struct ReconcileOutput {
+    let report: ReconcileReport
+    let store: String
+    let session: Session
+    let printer: Printer
+
+    func print() {
+        var document: [String: Any?] = [
+            "environment": session.environment.rawValue, "store": store, "gaps": report.hasGaps,
+            "counts": Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) }),
+            "notifications": report.rows.map(Self.record),
+            "unreadable": report.unreadable.map { entry in
+                ["sendAttempts": entry.attempts.map(Records.attempt), "verification": Records.verification(entry.verification)]
+            },
+        ]
+        document.merge(Printer.date("since", report.window.lowerBound))
+        document.merge(Printer.date("until", report.window.upperBound))
+        printer.emit(document)
+        guard !printer.json else { return }
+
+        var lines = [
+            "\(DisplayFormat.count(report.rows.count, "notification")) signed \(DisplayFormat.date(report.window.lowerBound)) to "
+                + "\(DisplayFormat.date(report.window.upperBound)) in \(session.environmentLabel), compared with \(store)",
+            "",
+        ]
+        var counts = TextTable("VERDICT", "COUNT", "GAP")
+        for verdict in ReconcileVerdict.allCases {
+            counts.add(verdict.title, String(report.counts[verdict] ?? 0), verdict.isGap ? "yes" : "-")
+        }
+        lines.append(counts.render())
+        if !report.rows.isEmpty {
+            // Month and day: the year is the window's, said above.
+            var table = TextTable("SIGNED (UTC)", "TYPE", "UUID", "APPLE LAST", "ARRIVED", "VERDICT", "WHAT TO DO")
+            table.keepWhole = [2, 5]
+            for row in report.rows {
+                table.add(
+                    String(DisplayFormat.date(row.time).dropFirst(5).dropLast(4)), [row.notificationType ?? "?", row.subtype].compactMap { $0 }.joined(separator: "/"),
+                    row.notificationUUID, Self.appleCell(row), Self.arrivalCell(row), row.verdict.title, Self.advice(row, short: true))
+            }
+            lines += ["", table.render()]
+            // The whole advice once per verdict present, so the rows' column can stay short.
+            let present = Set(report.rows.map(\.verdict)).filter { $0 != .received }.sorted()
+            if !present.isEmpty {
+                lines += ["", "What to do:"] + present.map { "  \($0.title): \($0.action)." }
+            }
+        }
+        if !report.unreadable.isEmpty {
+            lines += ["", "\(DisplayFormat.count(report.unreadable.count, "history entry", plural: "history entries")) could not be decoded to a notificationUUID: check with iapdesk notifications --json."]
+        }
+        let unverified = report.unverified
+        if !unverified.isEmpty {
+            lines += ["", "Did not verify (joined all the same, do not act on them): " + unverified.map(\.notificationUUID).joined(separator: ", ")]
+        }
+        printer.text(lines.joined(separator: "\n"))
+    }
+
+    static func appleCell(_ row: ReconcileRow) -> String {
+        guard let apple = row.apple else { return "-" }
+        var cell = apple.lastAttempt?.sendAttemptResult?.rawValue ?? "(no attempt yet)"
+        if apple.attempts.count > 1 { cell += " x\(apple.attempts.count)" }
+        if case .failed = apple.verification { cell += " NOT VERIFIED" }
+        return cell
+    }
+
+    /// The first arrival's time (its day is the signed one's, or says so), how long after signing, and the count.
+    static func arrivalCell(_ row: ReconcileRow) -> String {
+        guard let stored = row.stored else { return "-" }
+        let full = DisplayFormat.date(stored.firstReceivedAt, seconds: true)
+        let sameDay = DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(row.time)
+        var cell = sameDay ? String(full.dropFirst(11).dropLast(4)) : String(full.dropLast(4))
+        if let delay = row.arrivalAfterSigned { cell += " \(delay < 0 ? "-" : "+")\(duration(delay))" }
+        if stored.deliveryCount > 1 { cell += " x\(stored.deliveryCount)" }
+        return cell
+    }
+
+    /// The verdict's action, with what this row shows that it rests on; `short` for the table's column.
+    static func advice(_ row: ReconcileRow, short: Bool = false) -> String {
+        if short {
+            switch row.verdict {
+            case .received: return "nothing"
+            case .failedAtAppleButArrived: return "answer sooner; " + advice(row).split(separator: ";").prefix(2).joined(separator: ";")
+            case .deliveredButMissing: return "check the URL and the receiver; replay"
+            case .notDeliveredAndMissing: return "recover or replay"
+            case .unknownToApple:
+                return "check: verdict \(row.stored?.verdict ?? "?")" + (row.stored?.environment.map { ", \($0)" } ?? "")
+            case .duplicate: return "nothing if idempotent"
+            }
+        }
+        switch row.verdict {
+        case .failedAtAppleButArrived:
+            var facts: [String] = []
+            if let stored = row.stored { facts.append("answered \(stored.answeredStatus) in \(Int(stored.elapsedMilliseconds.rounded())) ms") }
+            if let failed = row.apple?.firstFailedAttempt?.sendAttemptResult?.rawValue, let after = row.arrivalAfterFailedAttempt {
+                facts.append("arrived \(duration(after)) \(after < 0 ? "before" : "after") the \(failed) attempt")
+            }
+            return (facts + [row.verdict.action]).joined(separator: "; ")
+        case .unknownToApple:
+            let stored = row.stored
+            let facts = ["verdict \(stored?.verdict ?? "?")", stored?.environment.map { "environment \($0)" }, stored?.bundleId.map { "bundle \($0)" }]
+            return (facts.compactMap { $0 } + [row.verdict.action]).joined(separator: "; ")
+        case .duplicate:
+            return "delivered \(row.stored?.deliveryCount ?? 0) times; " + row.verdict.action
+        case .notDeliveredAndMissing:
+            return "iapdesk replay \(row.notificationUUID) --to URL, or " + row.verdict.action
+        case .received, .deliveredButMissing:
+            return row.verdict.action
+        }
+    }
+
+    static func record(_ row: ReconcileRow) -> [String: Any?] {
+        var record: [String: Any?] = [
+            "notificationUUID": row.notificationUUID, "verdict": row.verdict.rawValue, "verdictTitle": row.verdict.title,
+            "gap": row.verdict.isGap, "action": advice(row), "notificationType": row.notificationType, "subtype": row.subtype,
+            "arrivalAfterSignedSeconds": row.arrivalAfterSigned, "arrivalAfterFailedAttemptSeconds": row.arrivalAfterFailedAttempt,
+        ]
+        if let apple = row.apple {
+            var side: [String: Any?] = [
+                "sendAttempts": apple.attempts.map(Records.attempt), "lastResult": apple.lastAttempt?.sendAttemptResult?.rawValue,
+                "delivered": apple.deliveredPerApple, "verification": Records.verification(apple.verification),
+            ]
+            side.merge(Printer.date("signedDate", apple.signedDate))
+            record["apple"] = side
+        }
+        if let stored = row.stored {
+            var side: [String: Any?] = [
+                "deliveryCount": stored.deliveryCount, "answeredStatus": stored.answeredStatus, "verdict": stored.verdict,
+                "verdictDetail": stored.verdictDetail, "environment": stored.environment, "bundleId": stored.bundleId,
+                "forwardResult": stored.forwardResult, "elapsedMs": stored.elapsedMilliseconds,
+            ]
+            side.merge(Printer.date("signedDate", stored.signedDate))
+            side.merge(Printer.date("firstReceivedAt", stored.firstReceivedAt))
+            side.merge(Printer.date("lastReceivedAt", stored.lastReceivedAt))
+            record["stored"] = side
+        }
+        record.merge(Printer.date("signedDate", row.apple?.signedDate ?? row.stored?.signedDate))
+        return record
+    }
+
+    /// 850 ms, 12 s, 3 min, 5.2 h, 2.1 d.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let value = abs(seconds)
+        switch value {
+        case ..<1: return "\(Int((value * 1000).rounded())) ms"
+        case ..<120: return "\(Int(value.rounded())) s"
+        case ..<7_200: return "\(Int((value / 60).rounded())) min"
+        case ..<172_800: return String(format: "%.1f h", value / 3_600)
+        default: return String(format: "%.1f d", value / 86_400)
+        }
+    }
+}

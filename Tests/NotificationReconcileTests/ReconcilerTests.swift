@@ -1,0 +1,183 @@
+import AppStoreServerAPI
+import Foundation
+import NotificationReconcile
+import Testing
+import WebhookStore
+
+/// A week of Apple's history and a store, with one notification of each kind of gap.
+struct ReconcileFixture {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let window = now.addingTimeInterval(-7 * 86_400)..<now
+
+    static func at(_ hoursAgo: Double) -> Date { now.addingTimeInterval(-hoursAgo * 3_600) }
+
+    static func attempt(_ hoursAgo: Double, _ result: SendAttemptResult) -> SendAttemptItem {
+        SendAttemptItem(attemptDate: at(hoursAgo), sendAttemptResult: result)
+    }
+
+    static func entry(_ uuid: String?, signed hoursAgo: Double, _ attempts: [SendAttemptItem], verification: VerificationStatus = .verified) -> NotificationHistoryEntry {
+        NotificationHistoryEntry(
+            notificationUUID: uuid, notificationType: "DID_RENEW", signedDate: at(hoursAgo), attempts: attempts,
+            signedPayload: uuid.map { "jws-of-\($0)" }, verification: verification)
+    }
+
+    static func stored(_ uuid: String, id: Int64, arrived hoursAgo: Double, count: Int = 1, signed: Double? = nil) -> StoredNotification {
+        var row = StoredNotification(
+            id: id, notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"stored-\#(uuid)"}"#.utf8), firstReceivedAt: at(hoursAgo),
+            deliveryCount: count)
+        row.signedDate = signed.map(at)
+        return row
+    }
+
+    static let history: [NotificationHistoryEntry] = [
+        entry("received", signed: 100, [attempt(100, .success)]),
+        // Stored at once but answered too late for Apple: TIMED_OUT, no retry yet.
+        entry("late-answer", signed: 90, [attempt(90, .timedOut)]),
+        // Delivered per Apple, to a URL that is not this receiver.
+        entry("elsewhere", signed: 80, [attempt(80, .success)]),
+        entry("never", signed: 70, [attempt(70, .tlsIssue), attempt(69, .tlsIssue)]),
+        entry("retried", signed: 60, [attempt(60, .timedOut), attempt(59, .success)]),
+        // Apple has not tried yet: counts as not delivered.
+        entry("pending", signed: 1, []),
+        entry("UPPER-CASE-IN-STORE", signed: 50, [attempt(50, .success)]),
+        entry(nil, signed: 40, [attempt(40, .success)]),
+    ]
+
+    static let store: [StoredNotification] = [
+        stored("received", id: 1, arrived: 100 - 0.001),
+        stored("late-answer", id: 2, arrived: 90 - 0.002),
+        stored("retried", id: 3, arrived: 59, count: 2),
+        stored("upper-case-in-store", id: 4, arrived: 50),
+        // Another environment's notification, signed inside the window.
+        stored("sandbox-one", id: 5, arrived: 30, signed: 30),
+        // Signed long before the window (a late retry): outside, as in Apple's history.
+        stored("old", id: 6, arrived: 2, signed: 24 * 30),
+    ]
+}
+
+@Suite struct ReconcilerTests {
+    typealias F = ReconcileFixture
+
+    @Test func eachNotificationGetsExactlyOneVerdict() {
+        let report = Reconciler.reconcile(history: F.history, stored: F.store, window: F.window)
+        let verdicts = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.notificationUUID, $0.verdict) })
+        #expect(verdicts == [
+            "received": .received, "late-answer": .failedAtAppleButArrived, "elsewhere": .deliveredButMissing,
+            "never": .notDeliveredAndMissing, "retried": .duplicate, "pending": .notDeliveredAndMissing,
+            "UPPER-CASE-IN-STORE": .received, "sandbox-one": .unknownToApple,
+        ])
+        #expect(report.rows.count == 8)
+        #expect(report.unreadable.count == 1)
+        #expect(report.hasGaps)
+        #expect(report.counts == [
+            .received: 2, .failedAtAppleButArrived: 1, .deliveredButMissing: 1, .notDeliveredAndMissing: 2, .unknownToApple: 1, .duplicate: 1,
+        ])
+    }
+
+    @Test func rowsAreOldestFirstAndCarryBothSides() throws {
+        let report = Reconciler.reconcile(history: F.history, stored: F.store, window: F.window)
+        #expect(report.rows.map(\.time) == report.rows.map(\.time).sorted())
+        #expect(report.rows.first?.notificationUUID == "received")
+        #expect(report.rows.last?.notificationUUID == "pending")
+        let unknown = try #require(report.rows.first { $0.verdict == .unknownToApple })
+        #expect(unknown.apple == nil)
+        #expect(unknown.stored?.id == 5)
+        let missing = try #require(report.rows.first { $0.notificationUUID == "elsewhere" })
+        #expect(missing.stored == nil)
+        #expect(missing.apple?.lastAttempt?.sendAttemptResult == .success)
+    }
+
+    @Test func lateArrivalIsMeasuredFromSigningAndFromTheFailedAttempt() throws {
+        let report = Reconciler.reconcile(history: F.history, stored: F.store, window: F.window)
+        let late = try #require(report.rows.first { $0.notificationUUID == "late-answer" })
+        #expect(abs((late.arrivalAfterSigned ?? 0) - 7.2) < 0.01)
+        #expect(abs((late.arrivalAfterFailedAttempt ?? 0) - 7.2) < 0.01)
+        let retried = try #require(report.rows.first { $0.notificationUUID == "retried" })
+        #expect(abs((retried.arrivalAfterFailedAttempt ?? 0) - 3_600) < 0.01)
+    }
+
+    @Test func aStoreInStepWithAppleHasNoGaps() {
+        let history = [F.entry("a", signed: 10, [F.attempt(10, .success)]), F.entry("b", signed: 5, [F.attempt(5, .timedOut), F.attempt(4, .success)])]
+        let store = [F.stored("a", id: 1, arrived: 10), F.stored("b", id: 2, arrived: 4, count: 2)]
+        let report = Reconciler.reconcile(history: history, stored: store, window: F.window)
+        #expect(!report.hasGaps)
+        #expect(report.rows.map(\.verdict) == [.received, .duplicate])
+        #expect(Reconciler.reconcile(history: [], stored: [], window: F.window).hasGaps == false)
+    }
+
+    @Test func aHistoryEntryThatCannotBeReadIsAGapOfItsOwn() {
+        let report = Reconciler.reconcile(history: [F.entry(nil, signed: 10, [F.attempt(10, .success)])], stored: [], window: F.window)
+        #expect(report.rows.isEmpty)
+        #expect(report.unreadable.count == 1)
+        #expect(report.hasGaps)
+    }
+
+    @Test func anUnverifiedHistoryEntryIsJoinedAndReported() {
+        let forged = VerificationStatus.failed(.invalidSignature)
+        let history = [F.entry("a", signed: 10, [F.attempt(10, .success)], verification: forged)]
+        let report = Reconciler.reconcile(history: history, stored: [F.stored("a", id: 1, arrived: 10)], window: F.window)
+        #expect(report.rows.map(\.verdict) == [.received])
+        #expect(report.unverified.map(\.notificationUUID) == ["a"])
+    }
+
+    @Test func onlyMissingAndUnknownNotificationsAreGaps() {
+        #expect(ReconcileVerdict.allCases.filter(\.isGap) == [.deliveredButMissing, .notDeliveredAndMissing, .unknownToApple])
+        #expect(ReconcileVerdict.allCases.allSatisfy { !$0.title.isEmpty && !$0.action.isEmpty })
+    }
+}
+
+@Suite struct RecoveryPlanTests {
+    typealias F = ReconcileFixture
+
+    func forwarded(_ row: StoredNotification, result: String, status: Int?) -> StoredNotification {
+        var row = row
+        row.forwardResult = result
+        row.forwardStatus = status
+        return row
+    }
+
+    @Test func onlyWhatAppleCouldNotDeliverAndTheAppDidNotGetIsRecovered() throws {
+        let store = [
+            forwarded(F.stored("late-answer", id: 2, arrived: 90), result: "timed out after 10 s", status: nil),
+            forwarded(F.stored("forwarded-ok", id: 7, arrived: 20), result: "HTTP 200", status: 200),
+            F.stored("kept-here", id: 8, arrived: 15),
+        ]
+        let history = F.history + [
+            F.entry("forwarded-ok", signed: 20, [F.attempt(20, .timedOut)]),
+            F.entry("kept-here", signed: 15, [F.attempt(15, .noResponse)]),
+            F.entry("forged", signed: 12, [F.attempt(12, .timedOut)], verification: .failed(.invalidSignature)),
+        ]
+        let plan = RecoveryPlan.make(history: history, stored: store, replays: [], target: "http://app/hook")
+        #expect(plan.candidates.map(\.notificationUUID) == ["late-answer", "never", "pending"])
+        let late = try #require(plan.candidates.first)
+        // The stored body goes as it arrived; the others are built from Apple's signedPayload.
+        #expect(late.source == .store)
+        #expect(late.body == Data(#"{"signedPayload":"stored-late-answer"}"#.utf8))
+        #expect(plan.candidates[1].source == .appleHistory)
+        #expect(plan.candidates[1].body == Data(#"{"signedPayload":"jws-of-never"}"#.utf8))
+        #expect(plan.candidates[1].reason.contains("TLS_ISSUE"))
+        let skipped = Dictionary(uniqueKeysWithValues: plan.skipped.compactMap { skip in skip.notificationUUID.map { ($0, skip.reason) } })
+        #expect(skipped["forwarded-ok"]?.contains("forward succeeded") == true)
+        #expect(skipped["kept-here"]?.contains("not forwarded") == true)
+        #expect(skipped["forged"]?.contains("did not verify") == true)
+        // Delivered per Apple: neither sent nor listed as skipped.
+        #expect(skipped["elsewhere"] == nil)
+        #expect(!plan.candidates.contains { $0.notificationUUID == "elsewhere" || $0.notificationUUID == "received" })
+    }
+
+    @Test func aNotificationAlreadyRecoveredToTheSameURLIsNotSentAgain() {
+        let done = StoredReplay(id: 1, attempt: ReplayAttempt(
+            notificationUUID: "never", targetURL: "http://app/hook", source: .appleHistory, command: "recover", sentAt: F.now, result: "HTTP 200",
+            status: 200, milliseconds: 3))
+        var failed = done
+        failed.attempt.notificationUUID = "pending"
+        failed.attempt.status = 500
+        failed.attempt.result = "HTTP 500"
+        let plan = RecoveryPlan.make(history: F.history, stored: F.store, replays: [done, failed], target: "http://app/hook")
+        #expect(plan.candidates.map(\.notificationUUID) == ["pending"])
+        #expect(plan.skipped.contains { $0.notificationUUID == "never" && $0.reason.contains("already recovered") })
+        // To another URL it goes again.
+        let elsewhere = RecoveryPlan.make(history: F.history, stored: F.store, replays: [done], target: "http://other/hook")
+        #expect(elsewhere.candidates.map(\.notificationUUID) == ["never", "pending"])
+    }
+}
