@@ -184,6 +184,15 @@ public final class DemoServer: Sendable {
         try store.signer.sign(payload)
     }
 
+    /// The body of a TEST notification signed at `signedDate`, as Request a Test Notification sends
+    /// one: it is not in the notification history.
+    public func testNotificationBody(signedDate: Date) -> (notificationUUID: String, body: Data) {
+        var payload = NotificationPayload.demo(.test, nil, uuid: UUID().uuidString.lowercased(), signedDate: signedDate)
+        payload.data = .demoApp(environment)
+        let signed = store.signed(payload)
+        return (payload.notificationUUID ?? "", (try? JSONSerialization.data(withJSONObject: ["signedPayload": signed])) ?? Data())
+    }
+
     // MARK: HTTP adapter
 
     static func respond(to request: Request, with api: DemoAPI) async throws -> Response {

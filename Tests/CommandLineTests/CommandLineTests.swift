@@ -107,6 +107,17 @@ import Testing
         #expect(further.stderr.contains("Production keeps 180 days of notification history"))
     }
 
+    @Test func reconcileWithTheDemoAloneShowsEveryKindOfGapWithoutTouchingTheRealStore() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-data-\(UUID().uuidString)").path
+        let result = try await run(["reconcile", "--since", "179d", "--demo", "--json"], environment: ["XDG_DATA_HOME": data])
+        #expect(result.status == 10, "\(result.stderr)")
+        let document = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let counts = try #require(document?["counts"] as? [String: Int], "\(result.stdout.prefix(400))")
+        for verdict in counts.keys.sorted() { #expect(counts[verdict, default: 0] > 0, "\(verdict): \(counts)") }
+        #expect(counts.count == 6)
+        #expect(!FileManager.default.fileExists(atPath: data + "/iapdesk/notifications.sqlite"))
+    }
+
     @Test func jsonIsStableForScripts() async throws {
         let result = try await run(["lookup", "mk5tttvwjh", "--demo", "--json"])
         #expect(result.status == 0)

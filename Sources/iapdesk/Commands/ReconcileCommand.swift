@@ -35,7 +35,9 @@ struct ReconcileCommand: AsyncParsableCommand {
         try await withSession(global) { session, printer in
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
-            let path = storeOptions.path
+            let resolved = try await StoreAccess.resolve(storeOptions, session: session)
+            defer { resolved.remove() }
+            let path = resolved.path
             let report = try await StoreAccess.with(path) { store in
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 do {

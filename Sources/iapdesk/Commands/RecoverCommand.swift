@@ -41,7 +41,9 @@ struct RecoverCommand: AsyncParsableCommand {
             let target = try ReplaySender.target(to)
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
-            let path = storeOptions.path
+            let resolved = try await StoreAccess.resolve(storeOptions, session: session)
+            defer { resolved.remove() }
+            let path = resolved.path
             try await StoreAccess.with(path) { store in
                 let sender = ReplaySender(target: target, command: "recover", timeout: sendTimeout, store: store)
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range, onlyFailures: true)

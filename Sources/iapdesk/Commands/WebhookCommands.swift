@@ -13,6 +13,11 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     var path: String { store ?? SQLiteNotificationStore.defaultPath() }
+
+    /// The store named by --store or IAPDESK_STORE_PATH; nil when neither is given.
+    var named: String? {
+        store ?? ProcessInfo.processInfo.environment["IAPDESK_STORE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+    }
 }
 
 struct ListenCommand: AsyncParsableCommand {

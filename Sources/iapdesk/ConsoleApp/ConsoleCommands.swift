@@ -26,13 +26,12 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
-            // The demo receives its own notifications: a store of this run's unless --store names one.
-            let folder = live.storeOptions.store == nil ? NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" : nil
+            // The demo receives its own notifications, into a store of this run's unless --store names one.
             let receiver: ConsoleReceiver
             do {
+                let store = try await StoreAccess.resolve(live.storeOptions, session: session)
                 receiver = try await ConsoleReceiver.start(
-                    live, storePath: folder.map { $0 + "/notifications.sqlite" } ?? live.storeOptions.path, listen: live.listen ?? "127.0.0.1:0",
-                    verifier: session.verifier, temporaryFolder: folder)
+                    live, storePath: store.path, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
             } catch {
                 await session.close()
                 throw error
@@ -40,10 +39,6 @@ struct DemoCommand: AsyncParsableCommand {
             if let url = receiver.receiver?.url, let demo = session.demo {
                 demo.webhookURL = url
                 demo.injectDeliveryFaults(DeliveryFault.walkthrough)
-                if let store = receiver.store, let verifier = session.verifier, folder != nil {
-                    // Only into the run's own store: a store named with --store keeps what it has.
-                    _ = try? await DemoArrivals.seed(demo.notificationHistory(demo.environment), store: store, verifier: verifier)
-                }
             }
             try await ConsoleLauncher.launch(
                 session: session, themeName: console.theme, isDemo: true, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)

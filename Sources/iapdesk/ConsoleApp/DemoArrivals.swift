@@ -7,15 +7,24 @@ import WebhookStore
 /// The demo's receiver starts with what would have arrived of the demo's notification history,
 /// so the Notifications pane shows each kind of gap from the first minute: delivered and stored;
 /// Apple logged a time-out although the body arrived (stored, then delivered again); delivered
-/// per Apple but missing here; never delivered and missing.
+/// per Apple but missing here; never delivered and missing; and a TEST notification of two days
+/// ago, which is not in Apple's history (arrived but unknown to Apple).
 enum DemoArrivals {
     /// One delivered notification in this many is missing here, as if another URL had taken it.
     static let missingEvery = 9
 
     /// Stores the history's arrivals, each at the time of the attempt that brought it; returns how many.
     @discardableResult
-    static func seed(_ history: [DemoHistoryEntry], store: any NotificationStore, verifier: SignedDataVerifier) async throws -> Int {
+    static func seed(_ demo: DemoServer, store: any NotificationStore, verifier: SignedDataVerifier) async throws -> Int {
+        let history = demo.notificationHistory(demo.environment)
         var stored = 0
+        let test = demo.testNotificationBody(signedDate: Date().addingTimeInterval(-2 * 86_400))
+        if case .success(var delivery) = await NotificationIntake.delivery(
+            from: test.body, verifier: verifier, receivedAt: Date().addingTimeInterval(-2 * 86_400 + 1), remoteAddress: "17.0.0.1 (demo history)") {
+            delivery.elapsedMilliseconds = 9
+            _ = try await store.record(delivery)
+            stored += 1
+        }
         for (index, entry) in history.enumerated() {
             for attempt in arrivals(entry, index: index) {
                 guard case .success(var delivery) = await NotificationIntake.delivery(

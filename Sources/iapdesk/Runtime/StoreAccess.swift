@@ -1,6 +1,16 @@
 import Foundation
 import WebhookStore
 
+/// The store a command works on, and the folder to remove afterwards when it was made for this run.
+struct ResolvedStore {
+    let path: String
+    let temporaryFolder: String?
+
+    func remove() {
+        if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
+    }
+}
+
 /// Opens the notification store for commands that read it and never create it.
 enum StoreAccess {
     static func openExisting(_ path: String) async throws -> SQLiteNotificationStore {
@@ -12,6 +22,28 @@ enum StoreAccess {
             }
             throw CLIError(error.description, status: .configuration)
         }
+    }
+
+    /// The store named by the options; with --demo and none named, a store of this run holding
+    /// what the demo's history would have delivered (as `iapdesk demo` starts), so the demo shows
+    /// every kind of gap and never touches the real store.
+    static func resolve(_ options: StoreOptions, session: Session) async throws -> ResolvedStore {
+        if let named = options.named { return ResolvedStore(path: named, temporaryFolder: nil) }
+        guard let demo = session.demo else { return ResolvedStore(path: options.path, temporaryFolder: nil) }
+        let folder = NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let resolved = ResolvedStore(path: folder + "/notifications.sqlite", temporaryFolder: folder)
+        do {
+            let store = try await SQLiteNotificationStore.open(path: resolved.path)
+            defer { Task { try? await store.close() } }
+            if let verifier = session.verifier {
+                try await DemoArrivals.seed(demo, store: store, verifier: verifier)
+            }
+            try await store.close()
+        } catch {
+            resolved.remove()
+            throw CLIError("The demo's notification store cannot be made: \(error).", status: .failure)
+        }
+        return resolved
     }
 
     /// Runs `body` with the store open, closing it however `body` ends.
