@@ -19,6 +19,9 @@ public protocol NotificationStore: Sendable {
     func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery]
     /// The stored notifications among these notificationUUIDs (`reconcile` joins Apple's history with them).
     func notifications(uuids: Set<String>) async throws -> [StoredNotification]
+    /// How many stored notifications concern any of these transactions (their own or original
+    /// transaction ID): a customer's arrivals.
+    func count(concerning transactionIds: Set<String>) async throws -> Int
     /// Stored notifications signed in `window` (its lower bound included, its upper one not), as Apple's
     /// history selects them; one that carries no signedDate counts by its first arrival.
     func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification]

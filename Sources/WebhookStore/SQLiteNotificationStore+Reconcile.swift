@@ -18,6 +18,18 @@ extension SQLiteNotificationStore {
         return found
     }
 
+    public func count(concerning transactionIds: Set<String>) async throws -> Int {
+        var seen: Set<Int64> = []
+        for chunk in Self.chunks(transactionIds.sorted()) {
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let sql = "SELECT id FROM notifications WHERE transaction_id IN (\(marks)) OR original_transaction_id IN (\(marks))"
+            let binds = (chunk + chunk).map { SQLiteData.text($0) }
+            let rows = try await gate.run { try await self.connection.query(sql, binds) }
+            seen.formUnion(rows.compactMap { $0.column("id")?.integer.map(Int64.init) })
+        }
+        return seen.count
+    }
+
     public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
         let lower = Self.ms(window.lowerBound)
         let upper = Self.ms(window.upperBound)

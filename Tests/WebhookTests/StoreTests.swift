@@ -103,6 +103,24 @@ import WebhookStore
         try await second.close()
     }
 
+    @Test func aCustomersArrivalsAreCountedOnceWhateverIDTheyCarry() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = try await SQLiteNotificationStore.open(path: folder.storePath)
+        // delivery(_:transaction:) sets the original transaction ID to "orig-" + the transaction ID.
+        _ = try await store.record(delivery("c-1", transaction: "t1"))
+        _ = try await store.record(delivery("c-2", transaction: "t2"))
+        _ = try await store.record(delivery("c-2", transaction: "t2"))
+        _ = try await store.record(delivery("c-3", transaction: "t3"))
+        _ = try await store.record(delivery("c-4"))
+        #expect(try await store.count(concerning: ["t1", "orig-t2"]) == 2)
+        // A notification that matches by both of its IDs counts once.
+        #expect(try await store.count(concerning: ["t1", "orig-t1"]) == 1)
+        #expect(try await store.count(concerning: Set((0..<1_200).map { "t\($0)" })) == 3)
+        #expect(try await store.count(concerning: []) == 0)
+        try await store.close()
+    }
+
     @Test func filtersSelectWhatIsListed() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

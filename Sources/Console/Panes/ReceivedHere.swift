@@ -24,9 +24,12 @@ struct RowsKey: Equatable, Sendable {
     var last: String?
 }
 
+/// What the customer's count depends on: which lookup, and how much of it has arrived.
 struct CustomerKey: Equatable, Sendable {
     var lookup: Int
-    var originalTransactionIds: [String]
+    var subscriptions: Int
+    var history: Int
+    var transaction: String?
 }
 
 extension ConsoleState {
@@ -56,9 +59,10 @@ enum ReceivedHere {
             model.stale = false
         }
         if model.lookup == nil, let rows = state.notificationsPane.value {
-            let uuids = rows.compactMap { $0.payload?.notificationUUID }
-            let key = RowsKey(count: uuids.count, first: uuids.first, last: uuids.last)
+            // Compared at every tick, so it is made without walking the rows.
+            let key = RowsKey(count: rows.count, first: rows.first?.payload?.notificationUUID, last: rows.last?.payload?.notificationUUID)
             if key != model.lookedUp {
+                let uuids = rows.compactMap { $0.payload?.notificationUUID }
                 let request = ConsoleReducer.startInBackground(&state, owner: .live)
                 model.lookup = request
                 model.lookedUp = key
@@ -71,9 +75,11 @@ enum ReceivedHere {
             }
         }
         if model.count == nil, let customer = state.customer {
-            let ids = customerIDs(customer)
-            let key = CustomerKey(lookup: customer.lookup, originalTransactionIds: ids)
+            let key = CustomerKey(
+                lookup: customer.lookup, subscriptions: customer.subscriptions.value?.count ?? -1, history: customer.history.value?.count ?? -1,
+                transaction: customer.transaction.value?.payload?.originalTransactionId)
             if key != model.countedFor {
+                let ids = customerIDs(customer)
                 model.countedFor = key
                 model.customerCount = nil
                 if !ids.isEmpty {
@@ -81,12 +87,7 @@ enum ReceivedHere {
                     model.count = request
                     effects.append(.task(PaneTask(request: request, name: "count arrivals for \(ids.count) purchases") { services, _ in
                         guard let store = try? await services.received?.store() else { return CustomerCount(key: key, count: nil) }
-                        var seen: Set<Int64> = []
-                        for id in ids {
-                            guard let rows = try? await store.notifications(NotificationFilter(transactionId: id)) else { return CustomerCount(key: key, count: nil) }
-                            seen.formUnion(rows.map(\.id))
-                        }
-                        return CustomerCount(key: key, count: seen.count)
+                        return CustomerCount(key: key, count: try? await store.count(concerning: Set(ids)))
                     }))
                 }
             }

@@ -37,7 +37,7 @@ enum LiveView {
         // A customer's ID is read out whole: its column is as wide as the longest one plus the scroll bar.
         var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 19 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
                                        .init("VERDICT", .length(wide ? 14 : 9)), .init("CUSTOMER", .length(18))]
-        if wide { columns += [.init("×", .length(3), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .fill(2))] }
+        if wide { columns += [.init("DELIV", .length(5), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .fill(2))] }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
             let row = rows[index]
