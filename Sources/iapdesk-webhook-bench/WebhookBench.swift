@@ -26,8 +26,21 @@ struct WebhookBench: AsyncParsableCommand {
     @Option(name: .long, help: "Requests in flight in the receiver measurement.") var concurrency: Int = 16
     @Option(name: .long, help: "Folder for the store files (default: a new temporary folder; its disk decides the figures).")
     var folder: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Only write --count signed notification bodies (bodies.txt, one a line) and the root that signed them (root.der) here, for an external load generator (scripts/webhook-loadgen.sh).",
+        valueName: "folder"))
+    var writeBodies: String?
 
     func run() async throws {
+        if let writeBodies {
+            let demo = try await DemoServer.start()
+            try FileManager.default.createDirectory(atPath: writeBodies, withIntermediateDirectories: true)
+            let bodies = try Self.bodies(count, demo: demo)
+            try Data(bodies.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: writeBodies + "/bodies.txt"))
+            try demo.rootCertificateDER.write(to: URL(fileURLWithPath: writeBodies + "/root.der"))
+            await demo.stop()
+            return
+        }
         let base = folder ?? NSTemporaryDirectory() + "iapdesk-webhook-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { if folder == nil { try? FileManager.default.removeItem(atPath: base) } }
@@ -103,6 +116,31 @@ struct WebhookBench: AsyncParsableCommand {
         var configuration = NotificationReceiver.Configuration()
         configuration.port = 0
         let receiver = try await NotificationReceiver.start(configuration, verifier: try demo.makeVerifier(), store: store)
+        let bodies = try Self.bodies(count, demo: demo)
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpMaximumConnectionsPerHost = concurrency
+        sessionConfiguration.timeoutIntervalForRequest = 60
+        let session = URLSession(configuration: sessionConfiguration)
+        let url = receiver.url
+
+        let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        Self.figure("receiver_verified_stored_c\(concurrency)", Double(count) / verified, "notifications/s")
+        Self.figure("receiver_verified_stored_p50", Self.percentile(verifiedLatencies, 0.5), "ms")
+        Self.figure("receiver_verified_stored_p99", Self.percentile(verifiedLatencies, 0.99), "ms")
+        Self.figure("receiver_verified_stored_not_200", Double(verifiedFailures), "requests")
+        let (repeated, _, _) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        Self.figure("receiver_repeat_c\(concurrency)", Double(count) / repeated, "deliveries/s")
+        let junk = Array(repeating: Data("not json".utf8), count: count)
+        let (quarantined, _, _) = try await Self.send(junk, to: url, session: session, concurrency: concurrency, expecting: 400)
+        Self.figure("receiver_quarantine_c\(concurrency)", Double(count) / quarantined, "bodies/s")
+        session.finishTasksAndInvalidate()
+        await receiver.stop()
+        try await store.close()
+        await demo.stop()
+    }
+
+    /// DID_RENEW notifications with a nested transaction, each with its own UUID, signed by the demo's chain.
+    static func bodies(_ count: Int, demo: DemoServer) throws -> [Data] {
         var bodies: [Data] = []
         for index in 0..<count {
             var transaction = TransactionPayload()
@@ -125,26 +163,7 @@ struct WebhookBench: AsyncParsableCommand {
             payload.data = data
             bodies.append(Data(#"{"signedPayload":"\#(try demo.sign(payload))"}"#.utf8))
         }
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpMaximumConnectionsPerHost = concurrency
-        sessionConfiguration.timeoutIntervalForRequest = 60
-        let session = URLSession(configuration: sessionConfiguration)
-        let url = receiver.url
-
-        let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
-        Self.figure("receiver_verified_stored_c\(concurrency)", Double(count) / verified, "notifications/s")
-        Self.figure("receiver_verified_stored_p50", Self.percentile(verifiedLatencies, 0.5), "ms")
-        Self.figure("receiver_verified_stored_p99", Self.percentile(verifiedLatencies, 0.99), "ms")
-        Self.figure("receiver_verified_stored_not_200", Double(verifiedFailures), "requests")
-        let (repeated, _, _) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
-        Self.figure("receiver_repeat_c\(concurrency)", Double(count) / repeated, "deliveries/s")
-        let junk = Array(repeating: Data("not json".utf8), count: count)
-        let (quarantined, _, _) = try await Self.send(junk, to: url, session: session, concurrency: concurrency, expecting: 400)
-        Self.figure("receiver_quarantine_c\(concurrency)", Double(count) / quarantined, "bodies/s")
-        session.finishTasksAndInvalidate()
-        await receiver.stop()
-        try await store.close()
-        await demo.stop()
+        return bodies
     }
 
     /// Posts every body with `concurrency` in flight; seconds in all, each request's milliseconds, and how many were not `expecting`.
