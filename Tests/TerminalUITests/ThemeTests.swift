@@ -13,6 +13,21 @@ import Testing
         }
     }
 
+    @Test func anInstalledBinaryFindsItsThemesBesideItsBinFolderAndNoBuildPathIsCompiledIn() {
+        let candidates = ThemeCatalog.candidates(
+            environment: ["IAPDESK_THEMES_DIR": "/opt/themes", "HOME": "/home/agent", "XDG_DATA_DIRS": "/usr/share"],
+            executable: URL(fileURLWithPath: "/opt/iapdesk/bin/iapdesk")).map(\.path)
+        #expect(Array(candidates.prefix(4)) == [
+            "/opt/themes", "/opt/iapdesk/share/iapdesk/themes", "/home/agent/.local/share/iapdesk/themes", "/usr/share/iapdesk/themes",
+        ])
+        #expect(candidates.last == FileManager.default.currentDirectoryPath + "/themes")
+        // The source tree this was built from is not among them.
+        let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        #expect(!candidates.contains { $0.hasPrefix(sourceTree) && $0 != FileManager.default.currentDirectoryPath + "/themes" })
+        let defaults = ThemeCatalog.candidates(environment: ["XDG_DATA_HOME": "/data"], executable: nil).map(\.path)
+        #expect(Array(defaults.prefix(3)) == ["/data/iapdesk/themes", "/usr/local/share/iapdesk/themes", "/usr/share/iapdesk/themes"])
+    }
+
     @Test func userThemeOverridesShippedOne() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("themes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -9,18 +9,34 @@ public struct ThemeCatalog: Sendable {
         self.userDirectory = userDirectory
     }
 
-    /// The repository's `themes/` folder: `IAPDESK_THEMES_DIR`, else the one this source tree was
-    /// built from, else `./themes`. When none exists the built-in fallback theme is used.
+    /// Where the shipped themes are: `IAPDESK_THEMES_DIR`; else `share/iapdesk/themes` beside the
+    /// `bin/` of the running executable (scripts/install.sh puts them there); else the XDG data
+    /// folders' `iapdesk/themes`; else `./themes` (the source tree, for `swift run` and tests). No
+    /// path of the build machine is compiled in. When none exists the built-in fallback theme is used.
     public static var shippedDirectory: URL? {
+        candidates(environment: ProcessInfo.processInfo.environment, executable: Bundle.main.executableURL)
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("default.toml").path) }
+    }
+
+    /// The folders looked in, in order.
+    public static func candidates(environment: [String: String], executable: URL?) -> [URL] {
         var candidates: [URL] = []
-        if let dir = ProcessInfo.processInfo.environment["IAPDESK_THEMES_DIR"], !dir.isEmpty {
+        if let dir = environment["IAPDESK_THEMES_DIR"], !dir.isEmpty {
             candidates.append(URL(fileURLWithPath: dir))
         }
-        // Sources/TerminalUI/Theme/ThemeCatalog.swift -> repository root.
-        candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("themes"))
+        if let executable = executable?.resolvingSymlinksInPath() {
+            candidates.append(executable.deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("share/iapdesk/themes"))
+        }
+        var dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        if dataHome == nil, let home = environment["HOME"] { dataHome = home + "/.local/share" }
+        let dataDirs = (environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share")
+            .split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        for folder in [dataHome].compactMap({ $0 }) + dataDirs {
+            candidates.append(URL(fileURLWithPath: folder).appendingPathComponent("iapdesk/themes"))
+        }
         candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("themes"))
-        return candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("default.toml").path) }
+        return candidates
     }
 
     public var names: [String] {

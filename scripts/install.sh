@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs iapdesk under PREFIX (default /usr/local): the release binary in bin/, the shipped
+# themes in share/iapdesk/themes (where an installed iapdesk looks for them, beside its bin/), the
+# man page in share/man/man1 and the shell completions for bash, zsh and fish.
+#
+#   scripts/install.sh [PREFIX]
+#
+# Builds the release binary first; the man page comes from the command definitions through
+# swift-argument-parser's generate-manual plugin, which builds the release executables (a few minutes once).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+prefix=${1:-/usr/local}
+swift build -c release --product iapdesk
+binary=.build/release/iapdesk
+
+install -d "$prefix/bin" "$prefix/share/iapdesk/themes" "$prefix/share/man/man1" \
+    "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
+install -m 755 "$binary" "$prefix/bin/iapdesk"
+install -m 644 themes/*.toml "$prefix/share/iapdesk/themes/"
+
+"$prefix/bin/iapdesk" --generate-completion-script bash >"$prefix/share/bash-completion/completions/iapdesk"
+"$prefix/bin/iapdesk" --generate-completion-script zsh >"$prefix/share/zsh/site-functions/_iapdesk"
+"$prefix/bin/iapdesk" --generate-completion-script fish >"$prefix/share/fish/vendor_completions.d/iapdesk.fish"
+
+swift package --allow-writing-to-package-directory generate-manual --configuration release >/dev/null
+install -m 644 .build/plugins/GenerateManual/outputs/iapdesk/iapdesk.1 "$prefix/share/man/man1/iapdesk.1"
+
+echo "Installed iapdesk in $prefix/bin, its themes in $prefix/share/iapdesk/themes, man iapdesk and completions for bash, zsh and fish."
