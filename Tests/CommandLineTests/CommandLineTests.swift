@@ -172,6 +172,28 @@ import Testing
         #expect(object["effectiveDateMs"] is Int)
     }
 
+    @Test func finishTransactionIsAConfirmedWriteInTheLedger() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-state-\(UUID().uuidString)").path
+        let environment = ["XDG_STATE_HOME": state]
+        let unconfirmed = try await run(["finish-transaction", "2000000400000044", "--demo"], environment: environment)
+        #expect(unconfirmed.status == 9)
+        #expect(unconfirmed.stderr.contains("--yes"))
+        let finished = try await run(["finish-transaction", "2000000400000044", "--demo", "--yes", "--json"], environment: environment)
+        #expect(finished.status == 0, "\(finished.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(finished.stdout.utf8)) as? [String: Any])
+        #expect(object["finished"] as? Bool == true)
+        let unknown = try await run(["finish-transaction", "2000000999999999", "--demo", "--yes"], environment: environment)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("4040010"))
+        let audit = try await run(["audit", "--json"], environment: environment)
+        let writes = try #require((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
+        let finishes = writes.filter { $0["write"] as? String == "finish-transaction" }
+        #expect(finishes.map { $0["subject"] as? String } == ["transaction 2000000400000044", "transaction 2000000999999999"])
+        #expect(finishes.map { $0["source"] as? String } == ["command-line", "command-line"])
+        #expect((finishes.first?["state"] as? String) == "applied")
+        #expect((finishes.last?["state"] as? String)?.contains("4040010") == true)
+    }
+
     @Test func readOnlyProfileRefusesWrites() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ro-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)
@@ -192,6 +214,9 @@ import Testing
         let refused = try await run(["extend", "1", "--days", "3", "--reason", "goodwill", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(refused.status == 9)
         #expect(refused.stderr.contains("read-only"))
+        let notFinished = try await run(["finish-transaction", "1", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
+        #expect(notFinished.status == 9)
+        #expect(notFinished.stderr.contains("read-only"))
         // A key readable by others is refused with the fix.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyPath)
         let open = try await run(["transaction", "1"], environment: ["XDG_CONFIG_HOME": folder.path])

@@ -196,6 +196,7 @@ public enum WriteKind: String, Sendable, CaseIterable {
     case massExtend = "mass-extend"
     case consumption
     case appAccountToken = "app-account-token"
+    case finishTransaction = "finish-transaction"
     case other
 
     init(method: String, path: String) {
@@ -203,6 +204,7 @@ public enum WriteKind: String, Sendable, CaseIterable {
         else if path.hasPrefix("/inApps/v1/subscriptions/extend/") { self = .extend }
         else if path.contains("/transactions/consumption/") { self = .consumption }
         else if path.hasSuffix("/appAccountToken") { self = .appAccountToken }
+        else if path.hasPrefix("/inApps/v1/transactions/") && path.hasSuffix("/finish") { self = .finishTransaction }
         else { self = .other }
     }
 }
