@@ -154,15 +154,19 @@ enum ConsoleLauncher {
         let demo = session.demo
         state.live.source = receiver.received.source
         let received = receiver.received
+        let doctorFolder = NSTemporaryDirectory() + "iapdesk-console-doctor-\(getpid())"
+        defer { if demo != nil { try? FileManager.default.removeItem(atPath: doctorFolder) } }
+        let doctor = session.doctor(demoFolder: doctorFolder)
         let profileServices = ConsoleServices(
-            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received)
+            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received,
+            doctor: doctor)
         let runner = EffectRunner(
             services: profileServices,
             makeServices: { environment in
                 if let demo {
                     return ConsoleServices(
                         client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
-                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received)
+                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received, doctor: doctor)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)
