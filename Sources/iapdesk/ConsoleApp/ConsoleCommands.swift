@@ -75,6 +75,25 @@ struct ConsoleCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         try await runReporting {
+            if let offer = try firstRunOffer() {
+                switch FirstRunScreen.ask(offer) {
+                case .quit:
+                    return
+                case .demo:
+                    try await DemoCommand.parse([]).run()
+                    return
+                case .setUp:
+                    // Where the console was told to look (and send) is where the profile goes.
+                    let arguments = [("--config", global.config), ("--profile", global.profile), ("--base-url", global.baseURL)]
+                        .flatMap { flag, value in value.map { [flag, $0] } ?? [] }
+                    let status = try await InitFlow(options: try InitCommand.parse(arguments), prompter: Prompter()).run()
+                    // A profile the doctor failed is not opened: its report says what to fix first.
+                    if status != .success {
+                        print("\nFix what failed above, then start iapdesk again (iapdesk doctor checks again).")
+                        Foundation.exit(status.rawValue)
+                    }
+                }
+            }
             let session = try await Session.open(global)
             let receiver: ConsoleReceiver
             do {
@@ -87,6 +106,19 @@ struct ConsoleCommand: AsyncParsableCommand {
             try await ConsoleLauncher.launch(
                 session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver)
         }
+    }
+}
+
+extension ConsoleCommand {
+    /// The offer to set up a profile, when the console starts on a terminal with none; a broken
+    /// config file or an unknown profile name throws its error as before.
+    func firstRunOffer() throws -> FirstRunOffer? {
+        guard !global.demo, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
+        let loader = ConfigLoader()
+        let path = global.config ?? loader.environment["IAPDESK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? loader.defaultConfigPath
+        let file = try loader.loadFile(path: global.config)
+        let resolved = try loader.resolve(file: file, name: global.profile, flags: try global.overrides())
+        return FirstRunOffer.decide(file: file, fileExists: FileManager.default.fileExists(atPath: path), resolved: resolved, configPath: path)
     }
 }
 
