@@ -58,7 +58,7 @@ public struct DoctorReport: Sendable, Equatable, Codable {
     public var firstFailure: DoctorCheck? { checks.first { $0.status == .fail } }
 
     /// `PASS  key file  …` lines with the fix under each check that did not pass.
-    public func lines(width: Int = 100) -> [String] {
+    public func lines() -> [String] {
         let nameWidth = (checks.map(\.name.count).max() ?? 0) + 2
         var lines: [String] = []
         for check in checks {

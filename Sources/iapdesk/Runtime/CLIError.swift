@@ -22,14 +22,14 @@ enum ExitStatus: Int32, CaseIterable {
         switch self {
         case .success: return "success"
         case .failure: return "unexpected failure"
-        case .notFound: return "the ID or order was not found"
-        case .configuration: return "configuration or key problem"
+        case .notFound: return "the ID or order was not found; init: answers missing and standard input ended"
+        case .configuration: return "configuration or key problem (doctor: a check of the profile, key or clock failed)"
         case .rejected: return "Apple rejected the request (other 4xx)"
         case .unavailable: return "Apple or the network failed (5xx, no connection, unreadable answer, or no answer before the --timeout deadline)"
-        case .unauthorized: return "HTTP 401: the request token was refused"
+        case .unauthorized: return "HTTP 401: the request token was refused (doctor: the first failure is a refused token)"
         case .rateLimited: return "HTTP 429: rate limit exceeded"
         case .unverified: return "signed data failed verification"
-        case .refused: return "refused here: read-only profile or write not confirmed"
+        case .refused: return "refused here: read-only profile, write not confirmed, or init told not to overwrite a profile"
         case .usage: return "invalid arguments"
         case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }
