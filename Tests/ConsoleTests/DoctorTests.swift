@@ -85,17 +85,18 @@ import Testing
         let report = try await report(clockOffset: 120)
         let clock = try #require(report.check("clock"))
         #expect(clock.status == .fail)
-        // The Date header has whole seconds and the request takes some: 119 to 121.
+        // The skew is measured half-way through the request: on a busy machine that is seconds off, never a minute.
         #expect(clock.detail.contains("s ahead of the server's"))
-        #expect(["119 s", "120 s", "121 s"].contains { clock.detail.contains($0) })
+        let seconds = try #require(clock.detail.split(separator: " ").first { Int($0) != nil }.flatMap { Int($0) })
+        #expect((90...150).contains(seconds), "\(clock.detail)")
         #expect(clock.fix?.contains("timedatectl") == true)
         let token = try #require(report.check("token in Production"))
         #expect(token.status == .fail)
         #expect(token.detail.contains("issued in the future"))
     }
 
-    @Test func aClockTwentySecondsBehindWarns() async throws {
-        let report = try await report(clockOffset: -20)
+    @Test func aClockHalfAMinuteBehindWarns() async throws {
+        let report = try await report(clockOffset: -30)
         #expect(report.check("clock")?.status == .warn)
         #expect(report.check("clock")?.detail.contains("behind") == true)
         #expect(report.check("token in Production")?.status == .pass)
