@@ -5,19 +5,25 @@ import DemoServer
 import Foundation
 import Testing
 
+/// One demo server for the checks that need no fault: a server per test would load a busy 2-core machine for nothing.
+enum SharedDoctorDemo {
+    static let server = Task { try await DemoServer.start() }
+}
+
 /// The set-up checks against the demo server, with each fault a real set-up can have.
-@Suite struct DoctorTests {
+/// Serialized: each check starts servers and sends requests, and the console's timing tests run beside.
+@Suite(.serialized) struct DoctorTests {
     /// The report for the demo's profile as `change` leaves it, on a clock `clockOffset` seconds off.
     func report(faults: DemoFaults = DemoFaults(), clockOffset: TimeInterval = 0, _ change: (inout DoctorFixture) throws -> Void = { _ in })
         async throws -> DoctorReport {
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
-        let server = try await DemoServer.start(configuration)
+        let server = faults.isEmpty ? try await SharedDoctorDemo.server.value : try await DemoServer.start(configuration)
         var fixture = try DoctorFixture(server)
         defer { fixture.remove() }
         try change(&fixture)
         let report = await fixture.doctor(server, now: { Date().addingTimeInterval(clockOffset) }).run()
-        await server.stop()
+        if !faults.isEmpty { await server.stop() }
         return report
     }
 
