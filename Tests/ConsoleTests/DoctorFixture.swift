@@ -31,10 +31,14 @@ struct DoctorFixture {
         profile.rootCerts = [rootPath]
     }
 
+    /// One transport for every fixture: each console harness makes a doctor, most never run it.
+    static let transport = URLSessionTransport()
+
     /// The doctor trying both of the demo's environments, with `now` as this machine's clock.
     func doctor(_ server: DemoServer, now: @escaping @Sendable () -> Date = { Date() }) -> Doctor {
         Doctor(
-            profile: profile, config: nil, endpoints: [server.serverEnvironment(.production), server.serverEnvironment(.sandbox)], now: now)
+            profile: profile, config: nil, endpoints: [server.serverEnvironment(.production), server.serverEnvironment(.sandbox)],
+            transport: Self.transport, now: now)
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: folder) }
