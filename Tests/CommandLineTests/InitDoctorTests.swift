@@ -146,6 +146,16 @@ import Testing
         #expect(try workspace.mode(workspace.configPath) == 0o600)
     }
 
+    @Test func theConsoleWithNoProfileAndNoTerminalPointsToInit() async throws {
+        // The offer needs a terminal to answer it; a script gets the error, which names init.
+        let workspace = try Workspace(key: P256.Signing.PrivateKey())
+        defer { workspace.remove() }
+        let result = try await run([], workspace)
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("Run iapdesk init to set it up"))
+        #expect(!result.stdout.contains("No profile yet"))
+    }
+
     @Test func doctorAgainstTheDemoPassesAndPrintsJSON() async throws {
         let workspace = try Workspace(key: P256.Signing.PrivateKey())
         defer { workspace.remove() }
