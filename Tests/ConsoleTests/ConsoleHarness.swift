@@ -34,7 +34,10 @@ final class ConsoleHarness: @unchecked Sendable {
         let writes = WriteContext(
             ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test")
         self.writes = writes
-        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes, received: received)
+        // `:doctor` checks the demo's credentials written as a profile's would be.
+        let doctor = try DoctorFixture(server).doctor(server)
+        let services = ConsoleServices(
+            client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes, received: received, doctor: doctor)
         runner = EffectRunner(
             services: services,
             makeServices: { env in

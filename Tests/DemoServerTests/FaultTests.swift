@@ -31,6 +31,24 @@ import Testing
         await server.stop()
     }
 
+    @Test func tokensAreRejectedInOneEnvironmentAndUnknownAppsAnswered() async throws {
+        var configuration = DemoServer.Configuration()
+        configuration.faults.rejectTokens = [.production]
+        let server = try await DemoServer.start(configuration)
+        let id = try server.customer("Active monthly subscription").originalTransactionId
+        #expect(await apiError { try await server.plainClient(.production).getTransactionInfo(transactionId: id) } == .unauthorized(statusBody: nil))
+        // Sandbox takes the same token: it looks the ID up (and does not know it).
+        #expect(await apiError { try await server.plainClient(.sandbox).getTransactionInfo(transactionId: id) }?.code == 4_040_010)
+        await server.stop()
+
+        var unknown = DemoServer.Configuration()
+        unknown.faults.appNotFound = true
+        let other = try await DemoServer.start(unknown)
+        let answer = await apiError { try await other.plainClient().getTransactionInfo(transactionId: id) }
+        #expect(answer?.code == 4_040_003)
+        await other.stop()
+    }
+
     @Test func serverErrorsAreRetried() async throws {
         var configuration = DemoServer.Configuration()
         configuration.faults.failEvery = 2

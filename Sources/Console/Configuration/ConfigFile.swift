@@ -142,7 +142,7 @@ public enum ConfigurationError: Error, Sendable, Equatable, CustomStringConverti
             let list = known.isEmpty ? "no profiles are defined" : "known profiles: \(known.sorted().joined(separator: ", "))"
             return "No profile named \"\(name)\" in \(path ?? "the configuration") (\(list))."
         case .incomplete(let profile, let missing):
-            return "Profile \"\(profile)\" is missing \(missing.joined(separator: "; ")). See docs/configuration.md, or try --demo."
+            return "Profile \"\(profile)\" is missing \(missing.joined(separator: "; ")). Run iapdesk init to set it up (docs/configuration.md), or try --demo."
         case .readOnly(let profile):
             return "Profile \"\(profile)\" is read-only; writes are refused. Use a profile without read_only = true."
         }

@@ -11,15 +11,18 @@ public struct ConsoleServices: Sendable {
     public var writes: WriteContext?
     /// The notifications that arrived at a receiver (the Live pane, "arrived here" marks); nil: none are read.
     public var received: ReceivedNotifications?
+    /// The set-up checks of `:doctor` for this console's profile; nil: not available.
+    public var doctor: Doctor?
 
     public init(
         client: AppStoreServerClient, verifier: SignedDataVerifier?, verifierProblem: String? = nil, writes: WriteContext? = nil,
-        received: ReceivedNotifications? = nil
+        received: ReceivedNotifications? = nil, doctor: Doctor? = nil
     ) {
         self.client = client
         self.verification = VerifyingService(verifier: verifier, problem: verifierProblem)
         self.writes = writes
         self.received = received
+        self.doctor = doctor
     }
 
     /// An error as the console shows it, with the environment the request went to.

@@ -22,6 +22,7 @@ enum CommandLine {
             UnresolvedWritesReducer.reopen(&state)
             return []
         },
+        DoctorReducer.colonCommand,
         ColonCommand(["help"], usage: ":help", "Keys and commands") { state, _, _ in
             OverlayCommands.openHelp(&state)
             return []

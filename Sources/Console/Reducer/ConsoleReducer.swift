@@ -61,6 +61,9 @@ public enum ConsoleReducer {
         case .writeResolved(let identifier, let result):
             UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
             return []
+        case .answer(let request, let value) where request == state.doctorRequest:
+            _ = DoctorReducer.receive(&state, request: request, value)
+            return []
         default:
             // An answer goes to the pane that asked, and to no other.
             guard let request = action.request, let owner = state.requestOwners[request] else { return [] }

@@ -29,13 +29,14 @@ enum OverlayCommands {
         },
         ConsoleCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
                        inFooter: true, footerLabel: "Close", perform: close),
-    ] + ExtendReducer.commands + UnresolvedWritesReducer.commands
+    ] + ExtendReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
 
     /// The context of the dialog on screen.
     static func context(_ state: ConsoleState) -> ActionContext? {
         switch state.overlay {
         case .help?: return .help
         case .message?: return .message
+        case .doctor?: return .doctor
         case .extend?: return state.extendForm?.confirming == true ? .extendConfirm : .extendForm
         case .unresolvedWrite?: return .unresolvedWrite
         case nil: return nil

@@ -123,6 +123,8 @@ public enum Overlay: Sendable, Equatable {
     case unresolvedWrite
     /// The last error in full, wrapped, for when the status line had to cut it.
     case message
+    /// The report of `:doctor`.
+    case doctor
 }
 
 public struct ToastMessage: Sendable, Equatable {
@@ -188,6 +190,9 @@ public struct ConsoleState: Sendable {
     /// A pane listing part of its rows: still loading, or stopped with Esc.
     public var partialNote: [Pane: String] = [:]
     public var lastError: DisplayError?
+    /// The `:doctor` check running, and the report of the last one.
+    public var doctorRequest: Int?
+    public var doctorReport: DoctorReport?
     public var toasts: [ToastMessage] = []
     public var tick = 0
     /// The time of the last tick; set at start by whoever creates the state.

@@ -29,6 +29,7 @@ public enum ConsoleView {
         case .extend: ExtendOverlay.render(state, theme, area, &buffer)
         case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
         case .message: MessageOverlay.render(state, theme, area, &buffer)
+        case .doctor: DoctorOverlay.render(state, theme, area, &buffer)
         case nil: break
         }
         for (index, toast) in state.toasts.reversed().enumerated() {

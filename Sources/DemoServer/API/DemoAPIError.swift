@@ -73,6 +73,7 @@ extension DemoAPIError {
     static let serverNotificationUrlNotFound = DemoAPIError(4_040_007, "No App Store Server Notifications URL is configured for this environment.")
     static let testNotificationNotFound = DemoAPIError(4_040_008, "The test notification result is not available yet, or the token has expired.")
     static let statusRequestNotFound = DemoAPIError(4_040_009, "No renewal date extension request matches this request identifier and product ID.")
+    static let appNotFound = DemoAPIError(4_040_003, "App not found.")
     static let transactionIdNotFound = DemoAPIError(4_040_010, "Transaction id not found.")
     static let appTransactionDoesNotExist = DemoAPIError(4_040_019, "No AppTransaction exists for the customer.")
     static let rateLimitExceeded = DemoAPIError(4_290_000, "Rate limit exceeded.")

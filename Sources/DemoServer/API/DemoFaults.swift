@@ -23,6 +23,12 @@ public struct DemoFaults: Sendable, Equatable {
     public var truncatedEvery: Int?
     /// Every signature the server makes is altered, so verification must fail.
     public var badSignatures = false
+    /// Every request to these environments answers 401, however good its token: as Apple answers
+    /// in Production for an app with no version released yet.
+    public var rejectTokens: Set<AppStoreEnvironment> = []
+    /// Every request with a good token answers 404 AppNotFoundError (4040003), as Apple does for
+    /// an app it does not know.
+    public var appNotFound = false
 
     public init() {}
 
@@ -68,6 +74,8 @@ final class FaultInjector: Sendable {
 
     /// Returns an error answer when a fault applies before routing.
     func before(_ number: Int, endpoint: String, environment: AppStoreEnvironment, now: Date) -> DemoResponse? {
+        if faults.rejectTokens.contains(environment) { return DemoResponse(status: 401) }
+        if faults.appNotFound { return DemoAPIError.appNotFound.response }
         if faults.rateLimits {
             let limit = max(1, (Self.limits[endpoint] ?? 50) / (environment == .sandbox ? 10 : 1))
             let second = now.epochMilliseconds / 1000

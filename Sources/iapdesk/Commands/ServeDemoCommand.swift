@@ -24,6 +24,12 @@ struct ServeDemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Fault: every Nth answer has a body that is not JSON.") var malformedEvery: Int?
     @Option(name: .long, help: "Fault: every Nth answer is cut short.") var truncatedEvery: Int?
     @Flag(name: .long, help: "Fault: every signature served is wrong.") var badSignatures = false
+    @Option(name: .long, help: ArgumentHelp(
+        "Fault: answer 401 to every request to production, sandbox or all, as Apple does in Production for an app not released yet.",
+        valueName: "environment"))
+    var rejectTokens: String?
+    @Flag(name: .long, help: "Fault: answer 404 AppNotFoundError (4040003) to every authenticated request, as for an unknown bundle ID.")
+    var appNotFound = false
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
@@ -35,10 +41,21 @@ struct ServeDemoCommand: AsyncParsableCommand {
         ] {
             if let value, value < 1 { throw ValidationError("\(name) must be at least 1.") }
         }
+        _ = try rejectedEnvironments()
         if let webhookURL {
             guard let url = URL(string: webhookURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--webhook-url must be an http(s) URL.")
             }
+        }
+    }
+
+    func rejectedEnvironments() throws -> Set<AppStoreEnvironment> {
+        switch rejectTokens?.lowercased() {
+        case nil: return []
+        case "production": return [.production]
+        case "sandbox": return [.sandbox]
+        case "all": return [.production, .sandbox]
+        case let other?: throw ValidationError("--reject-tokens takes production, sandbox or all, not \(other).")
         }
     }
 
@@ -58,6 +75,8 @@ struct ServeDemoCommand: AsyncParsableCommand {
             configuration.faults.malformedEvery = malformedEvery
             configuration.faults.truncatedEvery = truncatedEvery
             configuration.faults.badSignatures = badSignatures
+            configuration.faults.rejectTokens = try rejectedEnvironments()
+            configuration.faults.appNotFound = appNotFound
 
             let folder = try dataDir.map { path -> String in
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

@@ -70,6 +70,25 @@ struct ConsoleCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         try await runReporting {
+            if let offer = try firstRunOffer() {
+                switch FirstRunScreen.ask(offer) {
+                case .quit:
+                    return
+                case .demo:
+                    try await DemoCommand.parse([]).run()
+                    return
+                case .setUp:
+                    // Where the console was told to look (and send) is where the profile goes.
+                    let arguments = [("--config", global.config), ("--profile", global.profile), ("--base-url", global.baseURL)]
+                        .flatMap { flag, value in value.map { [flag, $0] } ?? [] }
+                    let status = try await InitFlow(options: try InitCommand.parse(arguments), prompter: Prompter()).run()
+                    // A profile the doctor failed is not opened: its report says what to fix first.
+                    if status != .success {
+                        print("\nFix what failed above, then start iapdesk again (iapdesk doctor checks again).")
+                        Foundation.exit(status.rawValue)
+                    }
+                }
+            }
             let session = try await Session.open(global)
             let receiver: ConsoleReceiver
             do {
@@ -82,6 +101,19 @@ struct ConsoleCommand: AsyncParsableCommand {
             try await ConsoleLauncher.launch(
                 session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver)
         }
+    }
+}
+
+extension ConsoleCommand {
+    /// The offer to set up a profile, when the console starts on a terminal with none; a broken
+    /// config file or an unknown profile name throws its error as before.
+    func firstRunOffer() throws -> FirstRunOffer? {
+        guard !global.demo, isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return nil }
+        let loader = ConfigLoader()
+        let path = global.config ?? loader.environment["IAPDESK_CONFIG"].flatMap { $0.isEmpty ? nil : $0 } ?? loader.defaultConfigPath
+        let file = try loader.loadFile(path: global.config)
+        let resolved = try loader.resolve(file: file, name: global.profile, flags: try global.overrides())
+        return FirstRunOffer.decide(file: file, fileExists: FileManager.default.fileExists(atPath: path), resolved: resolved, configPath: path)
     }
 }
 
@@ -149,15 +181,19 @@ enum ConsoleLauncher {
         let demo = session.demo
         state.live.source = receiver.received.source
         let received = receiver.received
+        let doctorFolder = NSTemporaryDirectory() + "iapdesk-console-doctor-\(getpid())"
+        defer { if demo != nil { try? FileManager.default.removeItem(atPath: doctorFolder) } }
+        let doctor = session.doctor(demoFolder: doctorFolder)
         let profileServices = ConsoleServices(
-            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received)
+            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received,
+            doctor: doctor)
         let runner = EffectRunner(
             services: profileServices,
             makeServices: { environment in
                 if let demo {
                     return ConsoleServices(
                         client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
-                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received)
+                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received, doctor: doctor)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)

@@ -115,6 +115,14 @@ final class Session: Sendable {
         return accounts
     }
 
+    /// The set-up checks for this session's profile (for the demo, its credentials written to
+    /// `demoFolder`); nil when they cannot be prepared.
+    func doctor(demoFolder: String) -> Doctor? {
+        if let demo { return try? DoctorSetup.demoDoctor(demo, folder: demoFolder) }
+        let path = configFile?.path ?? ConfigLoader().defaultConfigPath
+        return Doctor(profile: profile, config: Doctor.ConfigSource(path: path, exists: FileManager.default.fileExists(atPath: path)))
+    }
+
     func close() async {
         await demo?.stop()
     }

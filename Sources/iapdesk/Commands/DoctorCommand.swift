@@ -1,0 +1,44 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import DemoServer
+import Foundation
+
+/// `iapdesk doctor`: is this profile ready to talk to Apple, and if not, what to fix.
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check a profile: config file, key file and IDs, clock, a token in Production and Sandbox, bundle ID, root certificates.",
+        discussion: """
+            Each check prints PASS, WARN, FAIL or SKIP (not run because a check it needs failed) and, unless it passed, \
+            the fix. Exit 0 when nothing failed (warnings included); otherwise the code of the first failure: 3 for the \
+            profile, key or clock, 6 when Apple refused the token (401), 5 when Apple could not be reached.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await runReporting {
+            let report: DoctorReport
+            if global.demo {
+                var configuration = DemoServer.Configuration()
+                if let environment = global.environment { configuration.environment = try ProfileParsing.environmentFlag(environment) }
+                let server = try await DemoServer.start(configuration)
+                let folder = NSTemporaryDirectory() + "iapdesk-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+                defer { try? FileManager.default.removeItem(atPath: folder) }
+                do {
+                    report = try await DoctorSetup.demoDoctor(server, folder: folder).run()
+                } catch {
+                    await server.stop()
+                    throw error
+                }
+                await server.stop()
+            } else {
+                let flags = try global.overrides()
+                report = await DoctorSetup.doctor(profileName: global.profile, configPath: global.config, flags: flags).run()
+            }
+            let status = DoctorSetup.print(report, json: global.json)
+            if status != .success { Foundation.exit(status.rawValue) }
+        }
+    }
+}
