@@ -194,6 +194,28 @@ import Testing
         #expect((finishes.last?["state"] as? String)?.contains("4040010") == true)
     }
 
+    @Test func caseFilesAreWholeInMarkdownAndJSONAndAnUnknownCustomerIsSaidSo() async throws {
+        let markdown = try await run(["case", "MK5TTTVWJH", "--demo"])
+        #expect(markdown.status == 0, "\(markdown.stderr)")
+        for heading in ["# Case file: MK5TTTVWJH", "## Subscriptions", "## Purchases", "## Refunds", "## Notifications", "## Writes from iapdesk"] {
+            #expect(markdown.stdout.contains(heading), "\(heading)")
+        }
+        #expect(markdown.stdout.contains("Original transaction IDs: 2000000400000044, 2000000400000285"))
+        #expect(!markdown.stdout.contains("eyJ") && !markdown.stdout.contains("PRIVATE"))
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("case-\(UUID().uuidString).json").path
+        let json = try await run(["case", "2000000400000044", "--demo", "--format", "json", "--output", output])
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stderr.contains("written to \(output)"))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output))) as? [String: Any])
+        #expect(document["originalTransactionIds"] as? [String] == ["2000000400000044", "2000000400000285"])
+        #expect((document["purchases"] as? [Any])?.count == 8)
+        #expect((document["subscriptions"] as? [[String: Any]])?.first?["status"] as? String == "Active")
+        let unknown = try await run(["case", "2000000999999999", "--demo"])
+        #expect(unknown.status == 2)
+        let bad = try await run(["case", "café", "--demo"])
+        #expect(bad.status == 64)
+    }
+
     @Test func readOnlyProfileRefusesWrites() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ro-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)

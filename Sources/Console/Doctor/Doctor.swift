@@ -204,12 +204,19 @@ public struct Doctor: Sendable {
         return checks
     }
 
-    /// This machine's clock minus the server's (positive: ahead), from the first answer with a Date header.
+    /// This machine's clock minus the server's (positive: ahead), from the quickest answer with a
+    /// Date header; only what is more than that answer's uncertainty counts, so a slow network or a
+    /// busy machine is not mistaken for a wrong clock.
     static func skew(_ results: [TokenProbe.Result]) -> TimeInterval? {
-        guard let answered = results.first(where: { $0.serverDate != nil }), let server = answered.serverDate else { return nil }
-        // The Date header cuts to whole seconds: the server's clock was half a second later on average.
+        guard let answered = results.filter({ $0.serverDate != nil }).min(by: { $0.roundTrip < $1.roundTrip }),
+              let server = answered.serverDate else { return nil }
+        // The Date header cuts to whole seconds: the server's clock was half a second later on average,
+        // and it was read somewhere in the round trip.
         let skew = answered.localDate.timeIntervalSince(server.addingTimeInterval(0.5))
-        return abs(skew) < 1 ? 0 : skew.rounded()
+        let slack = answered.roundTrip / 2 + 0.5
+        guard abs(skew) > slack else { return 0 }
+        let beyond = abs(skew) - slack
+        return beyond < 1 ? 0 : (skew > 0 ? beyond : -beyond).rounded()
     }
 
     func clockCheck(_ skew: TimeInterval?, _ results: [TokenProbe.Result]) -> DoctorCheck {

@@ -31,6 +31,8 @@ struct TokenProbe: Sendable {
         /// The server's `Date` header, and this machine's clock half-way through the request.
         let serverDate: Date?
         let localDate: Date
+        /// How long the request took: the server's Date was set somewhere in it.
+        var roundTrip: TimeInterval = 0
     }
 
     let transport: any HTTPTransport
@@ -58,7 +60,7 @@ struct TokenProbe: Sendable {
         let receivedAt = now()
         return Result(
             environment: environment, outcome: outcome, serverDate: serverDate,
-            localDate: sentAt.addingTimeInterval(receivedAt.timeIntervalSince(sentAt) / 2))
+            localDate: sentAt.addingTimeInterval(receivedAt.timeIntervalSince(sentAt) / 2), roundTrip: receivedAt.timeIntervalSince(sentAt))
     }
 
     static func outcome(_ response: HTTPResponse) -> Outcome {

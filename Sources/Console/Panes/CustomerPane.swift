@@ -6,11 +6,27 @@ extension Pane {
     public static let customer = Pane("customer")
 }
 
+extension ActionContext {
+    public static let customer = ActionContext("Customer")
+}
+
+extension CommandID {
+    public static let customerCaseFile = CommandID("customer.case-file")
+}
+
 /// One field for any ID, then everything about the customer on one screen. Its lookup loads what
 /// the Order, Refunds, Subscriptions and Transactions panes show.
 enum CustomerPane {
     static let description = PaneDescription(
         pane: .customer, title: "Customer",
+        commands: [
+            ConsoleCommand(.customerCaseFile, "Case file", keys: [.character("x")], context: .customer, inFooter: true,
+                           unavailable: { state in
+                               guard let customer = state.customer, customer.environment != nil else { return "Look up a customer first." }
+                               return state.inFlight.isEmpty ? nil : "The customer is still loading; the case file waits for all of it."
+                           },
+                           perform: { state, _ in CaseFileTask.start(&state) }),
+        ],
         selectedID: { $0.customer?.anchorId ?? $0.customer?.query },
         render: CustomerView.render,
         opened: { state in
@@ -21,7 +37,10 @@ enum CustomerPane {
             guard let customer = state.customer else { return [] }
             return CustomerReducer.submit(&state, customer.query)
         },
-        receive: CustomerReducer.receive,
+        receive: { state, action in
+            if case .answer(_, let written as CaseFileTask.Written) = action { return CaseFileTask.written(&state, written) }
+            return CustomerReducer.receive(&state, action)
+        },
         cancelled: CustomerReducer.markCancelled,
         input: handleLookupKey,
         intercept: { state, _, command in

@@ -1,0 +1,50 @@
+import Foundation
+
+/// `x` on the customer summary: the case file of the customer on screen, copied to the clipboard
+/// (OSC 52) and saved in the state folder's `cases/`, with the path said.
+enum CaseFileTask {
+    struct Written: Sendable {
+        var markdown: String
+        var path: String?
+        var problem: String?
+    }
+
+    static func start(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard let customer = state.customer else { return [] }
+        let environment = state.environment
+        let now = state.now
+        let request = ConsoleReducer.start(&state, "Case file for \(customer.query)", owner: .customer)
+        return [.task(PaneTask(request: request, name: "case file \(customer.query)") { services, _ in
+            let ledger = services.writes?.ledger
+            let writes = CaseFile.writes(for: customer, in: ledger?.writes() ?? [], environment: environment, bundleId: services.writes?.bundleId)
+            let file = CaseFile(customer: customer, environment: environment, writes: writes, generatedAt: now)
+            let markdown = file.markdown()
+            guard let ledger else { return Written(markdown: markdown, path: nil, problem: "no state folder to save it in") }
+            let folder = (ledger.path as NSString).deletingLastPathComponent + "/cases"
+            let path = folder + "/\(fileName(customer.query, now)).md"
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try Data(markdown.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                return Written(markdown: markdown, path: path, problem: nil)
+            } catch {
+                return Written(markdown: markdown, path: nil, problem: "\(error.localizedDescription)")
+            }
+        })]
+    }
+
+    /// "MK5TTTVWJH-20261123-195501": the ID as typed (only letters and digits reach here) and the time.
+    static func fileName(_ query: String, _ date: Date) -> String {
+        let parts = DisplayFormat.utcParts(date)
+        let stamp = parts.map { String(format: "%04d%02d%02d-%02d%02d%02d", $0.year, $0.month, $0.day, $0.hour, $0.minute, $0.second) } ?? "case"
+        return query.filter { $0.isLetter || $0.isNumber } + "-" + stamp
+    }
+
+    static func written(_ state: inout ConsoleState, _ written: Written) -> [ConsoleEffect] {
+        if let path = written.path {
+            ConsoleReducer.toast(&state, "Case file copied to the clipboard and saved to \(path).", lasting: 60)
+        } else {
+            ConsoleReducer.toast(&state, "Case file copied to the clipboard; not saved: \(written.problem ?? "unknown reason").", isError: true)
+        }
+        return [.copy(written.markdown)]
+    }
+}
