@@ -182,7 +182,7 @@ public struct SignedDataVerifier: Sendable {
 
     // MARK: The common path
 
-    private func verify<Payload: Decodable & Sendable>(
+    private func verify<Payload: FastJSONDecodable & Decodable>(
         _ text: String, as type: Payload.Type, signedAt signedDate: KeyPath<Payload, Date?>,
         identity: (Payload) -> ContentIdentity
     ) async -> VerifiedPayload<Payload> {
@@ -200,7 +200,7 @@ public struct SignedDataVerifier: Sendable {
             jws = try CompactJWS(text)
             rawPayload = try jws.payloadData()
             do {
-                decoded = try AppStoreJSON.decode(Payload.self, from: rawPayload!)
+                decoded = try AppStoreJSON.decodePayload(Payload.self, from: rawPayload!)
             } catch {
                 throw VerificationFailure.undecodablePayload(error)
             }
