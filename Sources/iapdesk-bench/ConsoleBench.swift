@@ -27,6 +27,8 @@ enum ConsoleBench {
                                         signedPayload: "", attempts: attempts))
         }
         state.notificationsPane = .loaded(list)
+        // As the console does at start: list keys then keep the selection inside the visible rows.
+        _ = ConsoleReducer.reduce(&state, .screenSize(width: 120, height: 36))
         return state
     }
 
