@@ -21,7 +21,8 @@ struct JSONObjectFields<Object>: Sendable {
 
     func read(_ reader: inout JSONByteReader) -> Object? where Object: FastJSONDecodable {
         var object = Object()
-        let complete = reader.readObject(table) { reader, index in reads[index](&reader, &object) }
+        // The object goes in and out as a parameter, not captured: no dynamic exclusivity checks.
+        let complete = reader.readObject(table, into: &object) { reader, object, index in reads[index](&reader, &object) }
         return complete ? object : nil
     }
 }

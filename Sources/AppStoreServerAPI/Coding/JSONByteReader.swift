@@ -51,10 +51,12 @@ struct JSONByteReader {
 
     // MARK: Objects
 
-    /// Reads an object, handing each key in `table` with its index to `field`, which must read the
-    /// value; other keys' values are checked and skipped. A known key twice, or a `field` that
+    /// Reads an object into `object`, handing each key in `table` with its index to `field`, which
+    /// must read the value; other keys' values are checked and skipped. A known key twice, or a `field` that
     /// answers false, fails the read. A null value leaves the field unset, as `decodeIfPresent` does.
-    mutating func readObject(_ table: JSONKeyTable, _ field: (inout JSONByteReader, Int) -> Bool) -> Bool {
+    mutating func readObject<Object>(
+        _ table: JSONKeyTable, into object: inout Object, _ field: (inout JSONByteReader, inout Object, Int) -> Bool
+    ) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
         var seen: UInt64 = 0
@@ -66,7 +68,7 @@ struct JSONByteReader {
                 guard seen & (1 << known) == 0 else { return false }
                 seen |= 1 << known
                 if !consumeNull() {
-                    guard field(&self, known) else { return false }
+                    guard field(&self, &object, known) else { return false }
                 }
             } else {
                 guard skipValue(depth: 1) else { return false }

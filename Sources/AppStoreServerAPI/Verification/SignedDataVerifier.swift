@@ -182,6 +182,9 @@ public struct SignedDataVerifier: Sendable {
 
     // MARK: The common path
 
+    static let validAtSignedDate = "valid at the signedDate; revocation not checked"
+    static let validNow = "valid now: the data has no signedDate; revocation not checked"
+
     private func verify<Payload: FastJSONDecodable & Decodable>(
         _ text: String, as type: Payload.Type, signedAt signedDate: KeyPath<Payload, Date?>,
         identity: (Payload) -> ContentIdentity
@@ -258,9 +261,10 @@ public struct SignedDataVerifier: Sendable {
         } catch {
             return result(.failed(.malformedJWS(String(describing: error))))
         }
-        let when = signedAt == nil ? "valid now: the data has no signedDate" : "valid at the signedDate"
         let (content, failure) = contentChecks(carried)
-        checks = [.init(.chain, .passed("\(when); revocation not checked"))] + content
+        checks.reserveCapacity(1 + content.count)
+        checks.append(.init(.chain, .passed(signedAt == nil ? Self.validNow : Self.validAtSignedDate)))
+        checks += content
         if let failure { return result(.failed(failure)) }
         return result(.verified)
     }
