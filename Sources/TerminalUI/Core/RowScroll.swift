@@ -31,11 +31,13 @@ public struct RowScroll: Sendable, Equatable {
         let height = next.area.height
         guard height >= 3, width > 0 else { return nil }
         func row(_ buffer: Buffer, _ y: Int) -> ArraySlice<Cell> { buffer.cells[(y * width)..<((y + 1) * width)] }
-        let changed = (0..<height).map { row(next, $0) != row(previous, $0) }
-        guard changed.lazy.filter({ $0 }).count >= minimumSaving else { return nil }
-        // Fingerprints of rows' symbols: cheap to compare across every distance; equal ones are then compared cell by cell.
+        // Fingerprints of rows' symbols: cheap to compare across every distance; equal ones are then
+        // compared cell by cell (styles are not in them).
         let old = previous.rowFingerprints
         let new = next.rowFingerprints
+        // Rows whose text changed: without enough of them nothing moved (a selection only restyles).
+        guard (0..<height).lazy.filter({ new[$0] != old[$0] }).count >= minimumSaving else { return nil }
+        let changed = (0..<height).map { new[$0] != old[$0] || row(next, $0) != row(previous, $0) }
         let blankRow = Array(repeating: Cell.blank, count: width)[...]
         // A changed row made right gains; one it replaces with something else costs a little (a
         // whole row to write where a few cells might have done); an unchanged row it breaks costs more.
@@ -48,6 +50,9 @@ public struct RowScroll: Sendable, Equatable {
         var best: (move: RowScroll, score: Int)?
         for distance in 1..<(height - 1) {
             for shift in [distance, -distance] {
+                // Too few rows could come from this far away to be worth a move.
+                let candidates = (0..<height).lazy.filter { y in y + shift >= 0 && y + shift < height && new[y] == old[y + shift] }
+                guard candidates.count >= minimumSaving else { continue }
                 // Score of each row y receiving the old row y + shift.
                 var movedPrefix = [0]
                 for y in 0..<height {
@@ -74,7 +79,12 @@ public struct RowScroll: Sendable, Equatable {
         func nearlyRight(_ y: Int) -> Bool {
             let source = y + move.distance
             guard changed[y], source >= 0, source < height else { return false }
-            return zip(row(next, y), row(previous, source)).lazy.filter { $0 != $1 }.count <= 2
+            var differences = 0
+            for x in 0..<width where next.cells[y * width + x] != previous.cells[source * width + x] {
+                differences += 1
+                if differences > 2 { return false }
+            }
+            return true
         }
         if move.distance > 0 {
             while move.top > 0, nearlyRight(move.top - 1) { move = RowScroll(top: move.top - 1, bottom: move.bottom, distance: move.distance) }
@@ -91,10 +101,14 @@ extension Buffer {
         var result = self
         let width = area.width
         let region = move.top..<move.bottom
+        let blank = Array(repeating: Cell.blank, count: width)
         for y in region {
             let source = y + move.distance
-            for x in 0..<width {
-                result[area.x + x, area.y + y] = region.contains(source) ? cells[source * width + x] : .blank
+            let target = (y * width)..<((y + 1) * width)
+            if region.contains(source) {
+                result.replaceCells(target, with: cells[(source * width)..<((source + 1) * width)])
+            } else {
+                result.replaceCells(target, with: blank[...])
             }
         }
         return result
