@@ -30,19 +30,15 @@ struct CompactJWS {
         var contiguous = trimmed
         let (firstDot, secondDot, dotCount) = contiguous.withUTF8 { bytes -> (Int?, Int?, Int) in
             let base = bytes.baseAddress!
-            var dots: [Int] = []
-            var position = 0
-            while position < bytes.count, dots.count < 3,
-                  let found = memchr(base + position, Int32(UInt8(ascii: ".")), bytes.count - position) {
-                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                dots.append(offset)
-                position = offset + 1
+            // The first two dots' offsets, and how many dots there are in all.
+            func dot(after start: Int) -> Int? {
+                guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
             }
-            var count = dots.count
-            if count == 3 {
-                count += bytes[position...].reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
-            }
-            return (dots.first, dots.count > 1 ? dots[1] : nil, count)
+            guard let first = dot(after: 0) else { return (nil, nil, 0) }
+            guard let second = dot(after: first + 1) else { return (first, nil, 1) }
+            guard let third = dot(after: second + 1) else { return (first, second, 2) }
+            return (first, second, 3 + bytes[(third + 1)...].reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) })
         }
         guard let firstDot else { throw .malformedJWS("expected 3 dot-separated parts, found 1") }
         guard let secondDot else { throw .malformedJWS("expected 3 dot-separated parts, found 2") }
