@@ -37,4 +37,69 @@ static inline mmask_t iapdesk_button4_pressed(void) { return BUTTON4_PRESSED; }
 static inline mmask_t iapdesk_button5_pressed(void) { return BUTTON5_PRESSED; }
 static inline int iapdesk_wcwidth(unsigned int scalar) { return wcwidth((wchar_t)scalar); }
 
+#include <unistd.h>
+#include <string.h>
+
+static inline int iapdesk_has_cap(const char *cap) { return cap != NULL && cap != (char *)-1; }
+
+static inline int iapdesk_write_all(int fd, const char *text) {
+    size_t left = strlen(text);
+    while (left > 0) {
+        ssize_t done = write(fd, text, left);
+        if (done <= 0) return ERR;
+        text += done;
+        left -= (size_t)done;
+    }
+    return OK;
+}
+
+/* Moves rows top..bottom (inclusive) of the screen by n (> 0: up, < 0: down) with the terminal's
+   scroll region, and moves them the same way in curscr (what ncurses believes the screen shows),
+   newscr and win, so that the next doupdate compares against what is really there.
+   Call it between updates only: doupdate has flushed its output and reset the attributes to
+   normal, so the rows that come in are blank on the terminal as in curscr. The bytes go straight
+   to fd (ncurses' putp and mvcur write to standard output, not to the screen's terminal); the
+   cursor is put back where ncurses left it (curscr's cursor), so its next moves start right.
+   ERR when the terminal lacks a needed capability (nothing is written then). */
+static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, int n) {
+    char *csr = tigetstr("csr");
+    char *cup = tigetstr("cup");
+    char *many = tigetstr(n > 0 ? "indn" : "rin");
+    char *one = tigetstr(n > 0 ? "ind" : "ri");
+    int count = n > 0 ? n : -n;
+    if (!iapdesk_has_cap(csr) || !iapdesk_has_cap(cup) || (!iapdesk_has_cap(many) && !iapdesk_has_cap(one)) || n == 0
+        || bottom <= top || count > bottom - top) return ERR;
+    int row = getcury(curscr), column = getcurx(curscr);
+    /* tiparm answers in one static buffer: each result is written before the next is made. */
+    iapdesk_write_all(fd, tiparm(csr, top, bottom));
+    iapdesk_write_all(fd, tiparm(cup, n > 0 ? bottom : top, 0));
+    if (iapdesk_has_cap(many)) {
+        iapdesk_write_all(fd, tiparm(many, count));
+    } else {
+        for (int i = 0; i < count; i++) iapdesk_write_all(fd, one);
+    }
+    iapdesk_write_all(fd, tiparm(csr, 0, LINES - 1));
+    iapdesk_write_all(fd, tiparm(cup, row, column));
+    WINDOW *windows[3] = { curscr, newscr, win };
+    for (int i = 0; i < 3; i++) {
+        wsetscrreg(windows[i], top, bottom);
+        scrollok(windows[i], TRUE);
+        wscrl(windows[i], n);
+        scrollok(windows[i], FALSE);
+        wsetscrreg(windows[i], 0, LINES - 1);
+    }
+    /* The moved rows are right in all three now: left out of the next update, and so out of
+       ncurses' own line-move detection, whose hashes of them date from before this move (it
+       would otherwise find them moved and scroll them a second time). */
+    wtouchln(newscr, top, bottom - top + 1, 0);
+    wtouchln(win, top, bottom - top + 1, 0);
+    return OK;
+}
+
+static inline int iapdesk_can_scroll_rows(void) {
+    return iapdesk_has_cap(tigetstr("csr")) && iapdesk_has_cap(tigetstr("cup"))
+        && (iapdesk_has_cap(tigetstr("indn")) || iapdesk_has_cap(tigetstr("ind")))
+        && (iapdesk_has_cap(tigetstr("rin")) || iapdesk_has_cap(tigetstr("ri")));
+}
+
 #endif

@@ -1,9 +1,10 @@
-import AppStoreServerAPI
+@testable import AppStoreServerAPI
 import Foundation
 import FuzzSupport
 
 /// Every model decoded from the same bytes. What decodes encodes, decodes back to an equal value,
-/// and encodes to the same bytes again; what does not decode fails with a readable error.
+/// and encodes to the same bytes again; what does not decode fails with a readable error. The
+/// verifier's byte reader reads signed payloads as JSONDecoder does, or leaves them to it.
 @main enum FuzzModels {
     static let checks: [@Sendable (Data) -> Void] = [
         // Response bodies.
@@ -19,12 +20,22 @@ import FuzzSupport
         roundTrip(NotificationHistoryRequest.self), roundTrip(ExtendRenewalDateRequest.self),
         roundTrip(MassExtendRenewalDateRequest.self), roundTrip(ConsumptionRequest.self), roundTrip(ConsumptionRequestV1.self),
         roundTrip(UpdateAppAccountTokenRequest.self),
+        // The verifier's fast reader of signed payloads.
+        fastAgrees(TransactionPayload.self), fastAgrees(RenewalInfoPayload.self), fastAgrees(AppTransactionPayload.self),
+        fastAgrees(NotificationPayload.self),
     ]
 
     static func main() {
         Fuzz.run { buffer in
             let data = Data(buffer)
             for check in checks { check(data) }
+        }
+    }
+
+    static func fastAgrees<Model: FastJSONDecodable & Decodable & Equatable>(_ type: Model.Type) -> @Sendable (Data) -> Void {
+        { data in
+            guard let fast = Model.fastDecode(data) else { return }
+            invariant((try? AppStoreJSON.decode(type, from: data)) == fast, "the fast reader read \(Model.self) unlike JSONDecoder")
         }
     }
 

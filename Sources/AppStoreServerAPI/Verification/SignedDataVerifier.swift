@@ -182,7 +182,10 @@ public struct SignedDataVerifier: Sendable {
 
     // MARK: The common path
 
-    private func verify<Payload: Decodable & Sendable>(
+    static let validAtSignedDate = "valid at the signedDate; revocation not checked"
+    static let validNow = "valid now: the data has no signedDate; revocation not checked"
+
+    private func verify<Payload: FastJSONDecodable & Decodable>(
         _ text: String, as type: Payload.Type, signedAt signedDate: KeyPath<Payload, Date?>,
         identity: (Payload) -> ContentIdentity
     ) async -> VerifiedPayload<Payload> {
@@ -200,7 +203,7 @@ public struct SignedDataVerifier: Sendable {
             jws = try CompactJWS(text)
             rawPayload = try jws.payloadData()
             do {
-                decoded = try AppStoreJSON.decode(Payload.self, from: rawPayload!)
+                decoded = try AppStoreJSON.decodePayload(Payload.self, from: rawPayload!)
             } catch {
                 throw VerificationFailure.undecodablePayload(error)
             }
@@ -258,9 +261,10 @@ public struct SignedDataVerifier: Sendable {
         } catch {
             return result(.failed(.malformedJWS(String(describing: error))))
         }
-        let when = signedAt == nil ? "valid now: the data has no signedDate" : "valid at the signedDate"
         let (content, failure) = contentChecks(carried)
-        checks = [.init(.chain, .passed("\(when); revocation not checked"))] + content
+        checks.reserveCapacity(1 + content.count)
+        checks.append(.init(.chain, .passed(signedAt == nil ? Self.validNow : Self.validAtSignedDate)))
+        checks += content
         if let failure { return result(.failed(failure)) }
         return result(.verified)
     }

@@ -10,7 +10,28 @@ extension Pane {
 public struct TransactionsModel: PaneModel {
     public var rows: Loadable<[VerifiedTransaction]> = .idle
     public var filters = HistoryFilterState()
+    public var paging = HistoryPaging()
     public init() {}
+}
+
+/// Where a filtered history stands when it is read page by page as the user scrolls.
+public struct HistoryPaging: Sendable, Equatable {
+    /// The `revision` that asks Apple for the next page; nil once the rows are complete.
+    public var nextRevision: String?
+    /// The request fetching the next page, while one is out.
+    public var pageRequest: Int?
+    /// Why the last page did not come; the rows before it stay.
+    public var error: DisplayError?
+    public var pages = 0
+    public init() {}
+
+    public var hasMore: Bool { nextRevision != nil }
+}
+
+/// One page of a filtered history, verified.
+struct HistoryPageAnswer: Sendable {
+    let rows: [VerifiedTransaction]
+    let nextRevision: String?
 }
 
 extension ConsoleState {
@@ -23,9 +44,16 @@ extension ConsoleState {
         get { models[TransactionsModel.self].filters }
         set { models[TransactionsModel.self].filters = newValue }
     }
+
+    public var historyPaging: HistoryPaging {
+        get { models[TransactionsModel.self].paging }
+        set { models[TransactionsModel.self].paging = newValue }
+    }
 }
 
-/// The customer's whole transaction history, filtered on Apple's side with `:` commands.
+/// The customer's transaction history. Unfiltered, it is the customer summary's complete history
+/// (fetched once, all windows at once, because the summary counts it); filtered on Apple's side with
+/// `:` commands, it is read a page at a time as the selection nears the end of what has arrived.
 enum TransactionsPane {
     static let description = PaneDescription(
         pane: .transactions, title: "Transactions", shortTitle: "History", rowNoun: "transactions",
@@ -43,9 +71,19 @@ enum TransactionsPane {
         cancelled: { state in
             if state.transactionsPane.isLoading { state.transactionsPane = .failed(PaneReducer.cancelled) }
             PaneReducer.markPartial(&state, .transactions, count: state.transactionsPane.value?.count ?? 0)
+            // A page cut off by Esc is asked for again on the next scroll.
+            state.historyPaging.pageRequest = nil
         },
-        reset: { state in state.transactionsPane = .idle }
+        reset: { state in
+            state.transactionsPane = .idle
+            state.historyPaging = HistoryPaging()
+        },
+        scrolled: nextPageIfNearEnd
     )
+
+    /// How close to the last arrived row the selection comes before the next page is asked for:
+    /// half of Apple's page of 20, so the next one is usually in before the selection gets there.
+    static let pageAhead = 10
 
     static func rows(_ state: ConsoleState) -> [VerifiedTransaction] {
         PaneRows.transactions(state.transactionsPane.value ?? [], state, .transactions)
@@ -54,12 +92,73 @@ enum TransactionsPane {
     static func load(_ state: inout ConsoleState, anchor: String) -> [ConsoleEffect] {
         state.transactionsPane = .loading
         state.partialNote[.transactions] = nil
+        state.historyPaging = HistoryPaging()
+        let query = state.historyFilters.query
+        guard query == HistoryFilterState().query else { return requestPage(&state, anchor: anchor, revision: nil) }
+        // The unfiltered history is the summary's: complete, as its counts need.
         let request = CustomerReducer.start(&state, "Transaction history \(anchor)", owner: .transactions)
-        return [.loadHistory(request: request, anchorId: anchor, query: state.historyFilters.query, environment: state.customer?.environment)]
+        return [.loadHistory(request: request, anchorId: anchor, query: query, environment: state.customer?.environment)]
+    }
+
+    /// Asks for one page of the filtered history (the first when `revision` is nil).
+    static func requestPage(_ state: inout ConsoleState, anchor: String, revision: String?) -> [ConsoleEffect] {
+        let page = state.historyPaging.pages + 1
+        let request = CustomerReducer.start(&state, "Transaction history \(anchor), page \(page)", owner: .transactions)
+        state.historyPaging.pageRequest = request
+        state.historyPaging.error = nil
+        let query = state.historyFilters.query
+        let environment = state.customer?.environment
+        return [.task(PaneTask(request: request, name: "history page \(page) of \(anchor)") { services, _ in
+            await fetchPage(anchor: anchor, revision: revision, query: query, services: services.scoped(to: environment))
+        })]
+    }
+
+    static func fetchPage(
+        anchor: String, revision: String?, query: TransactionHistoryQuery, services: ConsoleServices
+    ) async -> Result<HistoryPageAnswer, DisplayError> {
+        do {
+            let page = try await services.client.getTransactionHistory(anyTransactionId: anchor, revision: revision, query: query)
+            let next = page.hasMore == true ? page.revision : nil
+            return .success(HistoryPageAnswer(rows: await services.verification.transactions(page.signedTransactions), nextRevision: next))
+        } catch {
+            return .failure(services.failure(error))
+        }
+    }
+
+    /// After the selection moved: the next page, when the selection is near the last row that
+    /// arrived, more are to come and none is already on its way.
+    static func nextPageIfNearEnd(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let paging = state.historyPaging
+        guard let revision = paging.nextRevision, paging.pageRequest == nil, let anchor = state.customer?.anchorId,
+              let arrived = state.transactionsPane.value
+        else { return [] }
+        let selected = state.lists[.transactions]?.selected ?? 0
+        guard selected >= PaneRows.transactions(arrived, state, .transactions).count - pageAhead else { return [] }
+        return requestPage(&state, anchor: anchor, revision: revision)
     }
 
     static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
         switch action {
+        case .answer(let request, let answer as Result<HistoryPageAnswer, DisplayError>):
+            guard CustomerReducer.isCurrent(state, request), state.historyPaging.pageRequest == request else { return [] }
+            state.historyPaging.pageRequest = nil
+            switch answer {
+            case .success(let page):
+                // Pages come in the query's order, so each one goes after the rows already shown.
+                state.transactionsPane = .loaded((state.transactionsPane.value ?? []) + page.rows)
+                state.historyPaging.nextRevision = page.nextRevision
+                state.historyPaging.pages += 1
+                state.partialNote[.transactions] = page.nextRevision == nil ? nil : "first \(state.transactionsPane.value?.count ?? 0), more as you scroll"
+                return nextPageIfNearEnd(&state)
+            case .failure(let error):
+                if state.historyPaging.pages == 0 {
+                    state.transactionsPane = .failed(error)
+                } else {
+                    state.historyPaging.error = error
+                    state.partialNote[.transactions] = "page \(state.historyPaging.pages + 1) failed: scroll to try again"
+                }
+                state.lastError = error
+            }
         case .historyPage(let request, let rows, let pages):
             guard CustomerReducer.isCurrent(state, request) else { return [] }
             state.transactionsPane = .loaded(rows)

@@ -158,6 +158,8 @@ enum CustomerReducer {
             guard isCurrent(state, request) else { return [] }
             state.customer?.history = PaneReducer.loadable(result)
             state.transactionsPane = PaneReducer.loadable(result)
+            // The summary's history is complete: no page of an earlier filter follows it.
+            state.historyPaging = HistoryPaging()
             PaneReducer.pagingEnded(&state, request, .transactions)
         case .historyPage(let request, let rows, let pages):
             guard isCurrent(state, request) else { return [] }

@@ -107,7 +107,7 @@ enum ListNavigation {
         let visible = Table.visibleRows(height: PaneLayout.table(state)?.height ?? 0)
         list.offset = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
         state.lists[state.pane] = list
-        return []
+        return state.current.scrolled(&state)
     }
 
     static func copy(_ state: inout ConsoleState) -> [ConsoleEffect] {

@@ -45,6 +45,8 @@ public struct PaneDescription: Sendable {
     /// Keys the pane takes before its commands are looked up (a paste into the Inspector);
     /// nil means the key goes on to the commands.
     let intercept: @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]?
+    /// What the pane does after its list's selection moved (a page read on demand).
+    let scrolled: Reduce
 
     public init(
         pane: Pane, title: String, shortTitle: String? = nil, rowNoun: String? = nil, showsCustomer: Bool = true,
@@ -61,7 +63,8 @@ public struct PaneDescription: Sendable {
         tick: @escaping Reduce = { _ in [] },
         reset: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
         input: (@Sendable (inout ConsoleState, Key) -> [ConsoleEffect])? = nil,
-        intercept: @escaping @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]? = { _, _, _ in nil }
+        intercept: @escaping @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]? = { _, _, _ in nil },
+        scrolled: @escaping Reduce = { _ in [] }
     ) {
         self.pane = pane
         self.title = title
@@ -84,6 +87,7 @@ public struct PaneDescription: Sendable {
         self.reset = reset
         self.input = input
         self.intercept = intercept
+        self.scrolled = scrolled
     }
 
     /// Whether the pane is a list of rows (list keys, filter, details).

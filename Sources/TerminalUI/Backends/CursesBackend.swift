@@ -11,11 +11,13 @@ public final class CursesBackend: Backend {
     private var ended = false
 
     private let outputFD: Int32
+    /// Rows that moved are moved with the terminal's scroll region (see `scroll`).
+    public let scrollsRows: Bool
 
     /// Enters full-screen mode: raw keys, no echo, keypad, 25 ms Esc delay, mouse wheel, bracketed paste.
     /// With `terminal`, draws on that terminal (a pty in benchmarks) instead of standard input and output.
-    /// `scrollRegions`: let ncurses move lines that moved (a table scrolled by a row) with the
-    /// terminal's scroll regions and line insert/delete instead of redrawing them (false: redraw).
+    /// `scrollRegions`: move lines that moved (a table scrolled by a row) with the terminal's scroll
+    /// regions and line insert/delete instead of redrawing them (false: redraw).
     public init(
         terminal: (type: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, outputFD: Int32)? = nil,
         scrollRegions: Bool = true
@@ -34,14 +36,15 @@ public final class CursesBackend: Backend {
             window = screen
             outputFD = STDOUT_FILENO
         }
-        let screen = window
+        let main: UnsafeMutablePointer<WINDOW> = window
         raw()
         noecho()
         nonl()
-        keypad(screen, true)
+        keypad(main, true)
         // A view scrolled by a few rows then costs the rows that came in, not the whole view.
-        idlok(screen, scrollRegions)
-        nodelay(screen, true)
+        idlok(main, scrollRegions)
+        scrollsRows = scrollRegions && iapdesk_can_scroll_rows() != 0
+        nodelay(main, true)
         set_escdelay(25)
         curs_set(0)
         var colorCount = 0
@@ -84,6 +87,14 @@ public final class CursesBackend: Backend {
             // Writing the bottom-right cell reports an error (the cursor cannot advance) but draws it.
             _ = mvwadd_wch(window, Int32(change.y), Int32(change.x), &character)
         }
+    }
+
+    /// Moves the rows on the terminal now, and in ncurses' picture of the screen (curscr) and of the
+    /// window, so that the next update draws only what is left. ncurses' own line-move detection
+    /// rarely does this for a table: neighbouring rows differ in a few cells, so it rewrites them.
+    public func scroll(_ move: RowScroll) -> Bool {
+        guard scrollsRows else { return false }
+        return iapdesk_scroll_rows(outputFD, window, Int32(move.top), Int32(move.bottom - 1), Int32(move.distance)) == OK
     }
 
     public func flush() {

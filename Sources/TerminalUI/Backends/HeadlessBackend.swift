@@ -2,8 +2,18 @@
 public final class HeadlessBackend: Backend {
     public private(set) var screen: Buffer
 
-    public init(width: Int, height: Int) {
+    /// Whether frames may move rows as a terminal's scroll region does (tests of that path).
+    public var scrollsRows: Bool
+
+    public init(width: Int, height: Int, scrollsRows: Bool = false) {
         screen = Buffer(width: width, height: height)
+        self.scrollsRows = scrollsRows
+    }
+
+    public func scroll(_ move: RowScroll) -> Bool {
+        guard scrollsRows else { return false }
+        screen = screen.scrolled(move)
+        return true
     }
 
     public var size: (width: Int, height: Int) { (screen.area.width, screen.area.height) }

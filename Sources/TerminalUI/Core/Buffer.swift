@@ -106,6 +106,11 @@ public struct Buffer: Sendable, Equatable {
         return lines.joined(separator: "\n")
     }
 
+    /// Replaces a run of cells (by index into `cells`) with as many others.
+    mutating func replaceCells(_ range: Range<Int>, with replacement: ArraySlice<Cell>) {
+        cells.replaceSubrange(range, with: replacement)
+    }
+
     /// Cells that differ from `previous` (all of them when the sizes differ), in row order.
     public func diff(from previous: Buffer) -> [(x: Int, y: Int, cell: Cell)] {
         var changes: [(x: Int, y: Int, cell: Cell)] = []

@@ -5,6 +5,16 @@ public protocol Backend: AnyObject {
     func draw(_ changes: [(x: Int, y: Int, cell: Cell)])
     func flush()
     func clear()
+    /// Whether `scroll` can move whole rows on this terminal.
+    var scrollsRows: Bool { get }
+    /// Moves the rows of `move` on the screen now, before the changes against the moved frame are
+    /// drawn; false when it could not (the frame is then drawn without it).
+    func scroll(_ move: RowScroll) -> Bool
+}
+
+extension Backend {
+    public var scrollsRows: Bool { false }
+    public func scroll(_ move: RowScroll) -> Bool { false }
 }
 
 /// Keeps the last frame and sends only what changed to the backend.
@@ -12,6 +22,8 @@ public final class Terminal<B: Backend> {
     public let backend: B
     private var previous: Buffer?
     public private(set) var lastChangeCount = 0
+    /// The rows the terminal moved for the last frame, if any.
+    public private(set) var lastScroll: RowScroll?
 
     public init(backend: B) {
         self.backend = backend
@@ -35,8 +47,16 @@ public final class Terminal<B: Backend> {
         render(area, &buffer)
         let changes: [(x: Int, y: Int, cell: Cell)]
         if let previous, previous.area == area {
-            changes = buffer.diff(from: previous)
+            // Rows that moved are moved by the terminal; only what is left is drawn.
+            if backend.scrollsRows, let move = RowScroll.find(from: previous, to: buffer), backend.scroll(move) {
+                lastScroll = move
+                changes = buffer.diff(from: previous.scrolled(move))
+            } else {
+                lastScroll = nil
+                changes = buffer.diff(from: previous)
+            }
         } else {
+            lastScroll = nil
             backend.clear()
             changes = buffer.diff(from: Buffer(area: .zero))
         }

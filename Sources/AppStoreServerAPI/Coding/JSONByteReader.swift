@@ -1,0 +1,318 @@
+import Foundation
+
+/// A strict reader of JSON text as UTF-8 bytes, for the signed payloads' flat objects.
+///
+/// Every read answers nil (or false) for anything it cannot read exactly as `JSONDecoder` would:
+/// a fraction or exponent where an integer is wanted, a key written with escapes, a lone surrogate,
+/// invalid UTF-8, deep nesting. The caller then decodes with `JSONDecoder`, so a document is never
+/// read differently, only sometimes more slowly.
+struct JSONByteReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    /// Deeper unknown values are left to JSONDecoder (which has its own depth limit).
+    static let depthLimit = 64
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    var isAtEnd: Bool { index == bytes.count }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// Consumes `byte` after any whitespace.
+    mutating func consume(_ byte: UInt8) -> Bool {
+        skipWhitespace()
+        guard current == byte else { return false }
+        index += 1
+        return true
+    }
+
+    /// Consumes the literal `null` if it comes next.
+    mutating func consumeNull() -> Bool {
+        consumeLiteral("null")
+    }
+
+    private mutating func consumeLiteral(_ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - index >= count, memcmp(bytes.baseAddress! + index, literal.utf8Start, count) == 0 else { return false }
+        index += count
+        return true
+    }
+
+    // MARK: Objects
+
+    /// Reads an object into `object`, handing each key in `table` with its index to `field`, which
+    /// must read the value; other keys' values are checked and skipped. A known key twice, or a `field` that
+    /// answers false, fails the read. A null value leaves the field unset, as `decodeIfPresent` does.
+    mutating func readObject<Object>(
+        _ table: JSONKeyTable, into object: inout Object, _ field: (inout JSONByteReader, inout Object, Int) -> Bool
+    ) -> Bool {
+        guard consume(UInt8(ascii: "{")) else { return false }
+        if consume(UInt8(ascii: "}")) { return true }
+        var seen: UInt64 = 0
+        while true {
+            skipWhitespace()
+            guard let key = readKey(), consume(UInt8(ascii: ":")) else { return false }
+            skipWhitespace()
+            if let known = table.index(of: key) {
+                guard seen & (1 << known) == 0 else { return false }
+                seen |= 1 << known
+                if !consumeNull() {
+                    guard field(&self, &object, known) else { return false }
+                }
+            } else {
+                guard skipValue(depth: 1) else { return false }
+            }
+            if consume(UInt8(ascii: ",")) { continue }
+            return consume(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A key's bytes when it is written without escapes (and is valid UTF-8).
+    private mutating func readKey() -> UnsafeBufferPointer<UInt8>? {
+        guard current == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var position = start
+        var ascii = true
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            position += 1
+        }
+        guard position < bytes.count else { return nil }
+        let key = UnsafeBufferPointer(rebasing: bytes[start..<position])
+        if !ascii, String(validating: key, as: UTF8.self) == nil { return nil }
+        index = position + 1
+        return key
+    }
+
+    // MARK: Values
+
+    mutating func readString() -> String? {
+        guard current == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var position = start
+        var ascii = true
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<position])
+                index = position + 1
+                return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { return readEscapedString(from: start) }
+            if byte < 0x20 { return nil }
+            if byte >= 0x80 { ascii = false }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The slow path of `readString`, for a string holding escapes.
+    private mutating func readEscapedString(from start: Int) -> String? {
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        var position = start
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                index = position
+                return String(validating: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard position < bytes.count else { return nil }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escape)
+                case UInt8(ascii: "b"): text.append(0x08)
+                case UInt8(ascii: "f"): text.append(0x0C)
+                case UInt8(ascii: "n"): text.append(0x0A)
+                case UInt8(ascii: "r"): text.append(0x0D)
+                case UInt8(ascii: "t"): text.append(0x09)
+                case UInt8(ascii: "u"):
+                    guard let unit = hexUnit(at: position) else { return nil }
+                    position += 4
+                    var scalarValue = UInt32(unit)
+                    if (0xD800...0xDBFF).contains(unit) {
+                        // A high surrogate counts only with the low one right after it.
+                        guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"),
+                              bytes[position + 1] == UInt8(ascii: "u"), let low = hexUnit(at: position + 2),
+                              (0xDC00...0xDFFF).contains(low)
+                        else { return nil }
+                        position += 6
+                        scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(unit) {
+                        return nil
+                    }
+                    guard let scalar = Unicode.Scalar(scalarValue) else { return nil }
+                    text.append(contentsOf: UTF8.encode(scalar)!)
+                default: return nil
+                }
+            default:
+                guard byte >= 0x20 else { return nil }
+                text.append(byte)
+            }
+        }
+        return nil
+    }
+
+    private func hexUnit(at position: Int) -> UInt16? {
+        guard bytes.count - position >= 4 else { return nil }
+        var value: UInt16 = 0
+        for offset in 0..<4 {
+            let byte = bytes[position + offset]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            value = value << 4 | UInt16(digit)
+        }
+        return value
+    }
+
+    /// A plain integer: optional minus and digits, no fraction, exponent or leading zero, and not
+    /// `-0`; anything else (JSONDecoder's reading of it included) is left to JSONDecoder.
+    mutating func readInteger() -> Int64? {
+        var position = index
+        let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        let first = position
+        var magnitude: UInt64 = 0
+        while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") {
+            // 18 digits always fit; longer numbers are rare enough to leave to JSONDecoder.
+            guard position - first < 18 else { return nil }
+            magnitude = magnitude * 10 + UInt64(bytes[position] - UInt8(ascii: "0"))
+            position += 1
+        }
+        let digits = position - first
+        guard digits > 0, digits == 1 || bytes[first] != UInt8(ascii: "0") else { return nil }
+        if position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): return nil
+            default: break
+            }
+        }
+        if negative && magnitude == 0 { return nil }
+        index = position
+        return negative ? -Int64(magnitude) : Int64(magnitude)
+    }
+
+    mutating func readBool() -> Bool? {
+        if consumeLiteral("true") { return true }
+        if consumeLiteral("false") { return false }
+        return nil
+    }
+
+    /// An array of strings (no null elements: `[String]` does not take them).
+    mutating func readStringArray() -> [String]? {
+        guard consume(UInt8(ascii: "[")) else { return nil }
+        var values: [String] = []
+        if consume(UInt8(ascii: "]")) { return values }
+        while true {
+            skipWhitespace()
+            guard let value = readString() else { return nil }
+            values.append(value)
+            if consume(UInt8(ascii: ",")) { continue }
+            return consume(UInt8(ascii: "]")) ? values : nil
+        }
+    }
+
+    // MARK: Skipping
+
+    /// Checks and skips one value of any kind.
+    mutating func skipValue(depth: Int) -> Bool {
+        guard depth <= Self.depthLimit, let byte = current else { return false }
+        switch byte {
+        case UInt8(ascii: "\""): return readString() != nil
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return readBool() != nil
+        case UInt8(ascii: "n"): return consumeNull()
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return skipNumber()
+        case UInt8(ascii: "["):
+            index += 1
+            if consume(UInt8(ascii: "]")) { return true }
+            while true {
+                skipWhitespace()
+                guard skipValue(depth: depth + 1) else { return false }
+                if consume(UInt8(ascii: ",")) { continue }
+                return consume(UInt8(ascii: "]"))
+            }
+        case UInt8(ascii: "{"):
+            index += 1
+            if consume(UInt8(ascii: "}")) { return true }
+            while true {
+                skipWhitespace()
+                guard readKey() != nil, consume(UInt8(ascii: ":")) else { return false }
+                skipWhitespace()
+                guard skipValue(depth: depth + 1) else { return false }
+                if consume(UInt8(ascii: ",")) { continue }
+                return consume(UInt8(ascii: "}"))
+            }
+        default: return false
+        }
+    }
+
+    /// A number as JSON's grammar has it: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func skipNumber() -> Bool {
+        var position = index
+        func digits() -> Int {
+            let start = position
+            while position < bytes.count, bytes[position] >= UInt8(ascii: "0"), bytes[position] <= UInt8(ascii: "9") { position += 1 }
+            return position - start
+        }
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        let first = position
+        let whole = digits()
+        guard whole > 0, whole == 1 || bytes[first] != UInt8(ascii: "0") else { return false }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard digits() > 0 else { return false }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { return false }
+        }
+        index = position
+        return true
+    }
+}
+
+/// The keys an object's reader knows, looked up by length then bytes (no hashing, no String made).
+struct JSONKeyTable: Sendable {
+    private let names: [[UInt8]]
+    private let byLength: [[Int]]
+
+    init(_ names: [String]) {
+        precondition(names.count <= 64, "readObject tracks known keys in 64 bits")
+        self.names = names.map { Array($0.utf8) }
+        var byLength = [[Int]](repeating: [], count: (self.names.map(\.count).max() ?? 0) + 1)
+        for (index, name) in self.names.enumerated() { byLength[name.count].append(index) }
+        self.byLength = byLength
+    }
+
+    func index(of key: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard key.count < byLength.count else { return nil }
+        for candidate in byLength[key.count] {
+            let matches = names[candidate].withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
+            if matches { return candidate }
+        }
+        return nil
+    }
+}
