@@ -112,7 +112,11 @@ public final class DemoServer: Sendable {
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
+        // A bind that fails ends the group without calling onServerRunning: the wait ends with it.
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
         var port = 0
         for await bound in portStream { port = bound }
         guard port > 0 else {
@@ -186,11 +190,11 @@ public final class DemoServer: Sendable {
 
     /// The body of a TEST notification signed at `signedDate`, as Request a Test Notification sends
     /// one: it is not in the notification history.
-    public func testNotificationBody(signedDate: Date) -> (notificationUUID: String, body: Data) {
+    public func testNotificationBody(signedDate: Date) -> (notificationUUID: String, signedDate: Date, body: Data) {
         var payload = NotificationPayload.demo(.test, nil, uuid: UUID().uuidString.lowercased(), signedDate: signedDate)
         payload.data = .demoApp(environment)
         let signed = store.signed(payload)
-        return (payload.notificationUUID ?? "", (try? JSONSerialization.data(withJSONObject: ["signedPayload": signed])) ?? Data())
+        return (payload.notificationUUID ?? "", signedDate, (try? JSONSerialization.data(withJSONObject: ["signedPayload": signed])) ?? Data())
     }
 
     // MARK: HTTP adapter

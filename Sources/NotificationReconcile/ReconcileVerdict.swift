@@ -12,12 +12,15 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     case unknownToApple = "unknown-to-apple"
     /// It arrived more than once: Apple retried.
     case duplicate
+    /// A TEST notification that arrived: Request a Test Notification sends them and Get Test
+    /// Notification Status follows them; Apple's history does not list them, so no gap.
+    case testNotification = "test-notification"
 
     /// A notification on one side only: the exit code says so.
     public var isGap: Bool {
         switch self {
         case .deliveredButMissing, .notDeliveredAndMissing, .unknownToApple: return true
-        case .received, .failedAtAppleButArrived, .duplicate: return false
+        case .received, .failedAtAppleButArrived, .duplicate, .testNotification: return false
         }
     }
 
@@ -29,6 +32,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         case .notDeliveredAndMissing: return "not delivered and missing"
         case .unknownToApple: return "arrived but unknown to Apple"
         case .duplicate: return "duplicate from retries"
+        case .testNotification: return "test notification (not in Apple's history)"
         }
     }
 
@@ -43,6 +47,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         case .notDeliveredAndMissing: return "recover it: iapdesk recover --to URL (or replay UUID)"
         case .unknownToApple: return "check its verdict, environment and bundle ID: another app or environment, or forged"
         case .duplicate: return "nothing if the handler is idempotent by notificationUUID"
+        case .testNotification: return "nothing: its delivery is followed with iapdesk test-notification-status TOKEN"
         }
     }
 

@@ -80,7 +80,8 @@ public enum Reconciler {
         }
         for row in stored where !seen.contains(key(row.notificationUUID)) && inWindow(row, window) {
             seen.insert(key(row.notificationUUID))
-            rows.append(ReconcileRow(verdict: .unknownToApple, notificationUUID: row.notificationUUID, apple: nil, stored: row))
+            let verdict: ReconcileVerdict = row.notificationType == "TEST" ? .testNotification : .unknownToApple
+            rows.append(ReconcileRow(verdict: verdict, notificationUUID: row.notificationUUID, apple: nil, stored: row))
         }
         rows.sort { ($0.time, $0.notificationUUID) < ($1.time, $1.notificationUUID) }
         return ReconcileReport(window: window, rows: rows, unreadable: unreadable)

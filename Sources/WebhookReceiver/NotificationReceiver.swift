@@ -88,7 +88,11 @@ public final class NotificationReceiver: Sendable {
             },
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let task = Task { try await group.run() }
+        // A bind that fails ends the group without calling onServerRunning: the wait ends with it.
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
         var port = 0
         for await bound in portStream { port = bound }
         guard port > 0 else {

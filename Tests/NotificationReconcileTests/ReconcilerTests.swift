@@ -71,7 +71,19 @@ struct ReconcileFixture {
         #expect(report.hasGaps)
         #expect(report.counts == [
             .received: 2, .failedAtAppleButArrived: 1, .deliveredButMissing: 1, .notDeliveredAndMissing: 2, .unknownToApple: 1, .duplicate: 1,
+            .testNotification: 0,
         ])
+    }
+
+    @Test func aTestNotificationThatArrivedIsNoGap() {
+        var test = F.stored("test-one", id: 50, arrived: 3, signed: 3)
+        test.notificationType = "TEST"
+        let report = Reconciler.reconcile(history: [], stored: [test], window: F.window)
+        #expect(report.rows.map(\.verdict) == [.testNotification])
+        #expect(!report.hasGaps)
+        var other = F.stored("other-one", id: 51, arrived: 3, signed: 3)
+        other.notificationType = "DID_RENEW"
+        #expect(Reconciler.reconcile(history: [], stored: [other], window: F.window).rows.map(\.verdict) == [.unknownToApple])
     }
 
     @Test func rowsAreOldestFirstAndCarryBothSides() throws {

@@ -211,6 +211,7 @@ enum LivePane {
             TreeNode(label: "notificationUUID", value: row.notificationUUID, path: "uuid"),
             TreeNode(label: "Verification", value: row.verdict, children: row.verdictDetail.map { [TreeNode(label: "Checks", value: $0, path: "verdict/detail")] } ?? [], path: "verdict"),
             TreeNode(label: "Received", value: receivedText(row), path: "received"),
+            TreeNode(label: "App", value: "\(row.bundleId ?? "-") in \(row.environment ?? "-")", path: "app"),
             TreeNode(label: "Answered", value: "HTTP \(row.answeredStatus) after \(milliseconds(row.elapsedMilliseconds))", path: "answered"),
         ]
         if let forward = row.forwardResult { children.append(TreeNode(label: "Forward", value: forward, path: "forward")) }

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 import TerminalUI
 import WebhookStore
@@ -42,12 +43,21 @@ enum LiveView {
               selectedStyle: theme[.selection]) { index in
             let row = rows[index]
             let received = wide ? DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "") : short(row.lastReceivedAt, now: state.now)
-            var cells = [received, row.notificationType ?? "?", row.subtype ?? "", row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
+            let elsewhere = elsewhere(row, state)
+            var cells = [received, row.notificationType ?? "?", row.subtype ?? "", elsewhere ?? row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
             if wide {
                 cells += [String(row.deliveryCount), "\(row.answeredStatus) \(LivePane.milliseconds(row.elapsedMilliseconds))", row.forwardResult ?? ""]
             }
-            return (cells, row.verdict == "verified" ? nil : theme[.warning])
+            return (cells, row.verdict == "verified" && elsewhere == nil ? nil : theme[.warning])
         }.render(in: table, buffer: &buffer)
+    }
+
+    /// "other app" or "Sandbox" when a notification is not for this profile's app and environment
+    /// (a store can hold several apps' notifications).
+    static func elsewhere(_ row: StoredNotification, _ state: ConsoleState) -> String? {
+        if let bundle = row.bundleId, state.bundleId != "-", bundle != state.bundleId { return "other app" }
+        if let environment = row.environment, environment != state.environment.rawValue { return AppStoreEnvironment(environment).label }
+        return nil
     }
 
     static func heading(_ source: LiveSource, _ live: LiveModel) -> String {

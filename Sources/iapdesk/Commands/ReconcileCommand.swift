@@ -147,6 +147,7 @@ struct ReconcileOutput {
             case .unknownToApple:
                 return "check: verdict \(row.stored?.verdict ?? "?")" + (row.stored?.environment.map { ", \($0)" } ?? "")
             case .duplicate: return "nothing if idempotent"
+            case .testNotification: return "nothing (a test)"
             }
         }
         switch row.verdict {
@@ -165,7 +166,7 @@ struct ReconcileOutput {
             return "delivered \(row.stored?.deliveryCount ?? 0) times; " + row.verdict.action
         case .notDeliveredAndMissing:
             return "iapdesk replay \(row.notificationUUID) --to URL, or " + row.verdict.action
-        case .received, .deliveredButMissing:
+        case .received, .deliveredButMissing, .testNotification:
             return row.verdict.action
         }
     }

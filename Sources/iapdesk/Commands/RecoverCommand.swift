@@ -56,7 +56,7 @@ struct RecoverCommand: AsyncParsableCommand {
                 } catch {
                     throw StoreAccess.failure(error, path: path)
                 }
-                try await Recovery(plan: plan, sender: sender, rate: rate, dryRun: dryRun, window: window.range, storePath: path, printer: printer).run()
+                try await Recovery(plan: plan, sender: sender, rate: rate, dryRun: dryRun, window: window.range, storePath: path, recordedIn: resolved.recordedIn, printer: printer).run()
             }
         }
     }
@@ -70,6 +70,7 @@ struct Recovery {
     let dryRun: Bool
     let window: Range<Date>
     let storePath: String
+    let recordedIn: String
     let printer: Printer
 
     struct Sent: Sendable {
@@ -108,7 +109,7 @@ struct Recovery {
         let sent = await Interruption.cancelling(task)
         printer.emit(document(sent))
         let refused = sent.attempts.filter { !$0.succeeded }.count
-        let tally = "Sent \(sent.attempts.count) of \(count): \(sent.attempts.count - refused) taken (2xx), \(refused) not. Recorded in \(storePath)."
+        let tally = "Sent \(sent.attempts.count) of \(count): \(sent.attempts.count - refused) taken (2xx), \(refused) not. Recorded in \(recordedIn)."
         if sent.interrupted {
             throw CLIError(
                 "Interrupted: sent \(sent.attempts.count) of \(count) (each recorded); \(sent.attempts.count - refused) taken.",

@@ -35,7 +35,20 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let target = try ReplaySender.target(to)
-            let path = storeOptions.path
+            // The demo's replays never go into the real store: without --store, one of this run's.
+            var resolved = ResolvedStore(path: storeOptions.path, temporaryFolder: nil)
+            if global.demo && storeOptions.named == nil {
+                let session = try await Session.open(global)
+                do {
+                    resolved = try await StoreAccess.resolve(storeOptions, session: session)
+                } catch {
+                    await session.close()
+                    throw error
+                }
+                await session.close()
+            }
+            defer { resolved.remove() }
+            let path = resolved.path
             let printer = Printer(json: global.json)
             try await StoreAccess.with(path) { store in
                 let found: [StoredNotification]
@@ -77,7 +90,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 let origin = source == .store ? "the body stored when it arrived" : "Apple's history (it never arrived here)"
                 printer.text("""
                     Replayed \(notificationUUID) (\(kind ?? "?"), signed \(DisplayFormat.date(signedDate, seconds: true))) from \(origin) to \(sender.shownTarget): \
-                    \(attempt.result) in \(String(format: "%.0f", attempt.milliseconds)) ms. Recorded in \(path).
+                    \(attempt.result) in \(String(format: "%.0f", attempt.milliseconds)) ms. Recorded in \(resolved.recordedIn).
                     \(ReplaySender.signedDateCaveat)
                     """)
                 guard attempt.succeeded else {

@@ -75,7 +75,10 @@ struct ConsoleCommand: AsyncParsableCommand {
                 case .quit:
                     return
                 case .demo:
-                    try await DemoCommand.parse([]).run()
+                    // The demo keeps what the console was told: its store, receiver, forward URL and theme.
+                    let arguments = [("--store", live.storeOptions.store), ("--listen", live.listen), ("--forward-to", live.forwardTo), ("--theme", console.theme)]
+                        .flatMap { flag, value in value.map { [flag, $0] } ?? [] }
+                    try await DemoCommand.parse(arguments).run()
                     return
                 case .setUp:
                     // Where the console was told to look (and send) is where the profile goes.

@@ -17,22 +17,19 @@ enum DemoArrivals {
     @discardableResult
     static func seed(_ demo: DemoServer, store: any NotificationStore, verifier: SignedDataVerifier) async throws -> Int {
         let history = demo.notificationHistory(demo.environment)
-        var stored = 0
         let test = demo.testNotificationBody(signedDate: Date().addingTimeInterval(-2 * 86_400))
-        if case .success(var delivery) = await NotificationIntake.delivery(
-            from: test.body, verifier: verifier, receivedAt: Date().addingTimeInterval(-2 * 86_400 + 1), remoteAddress: "17.0.0.1 (demo history)") {
-            delivery.elapsedMilliseconds = 9
+        var arrivals: [(date: Date, body: Data, milliseconds: Double)] = [(test.signedDate.addingTimeInterval(1), test.body, 9)]
+        for (index, entry) in history.enumerated() {
+            arrivals += self.arrivals(entry, index: index).map { ($0.date, entry.body, $0.milliseconds) }
+        }
+        // Stored in the order they arrived, so the store's delivery order (the Live pane's) is the clock's.
+        var stored = 0
+        for arrival in arrivals.sorted(by: { $0.date < $1.date }) {
+            guard case .success(var delivery) = await NotificationIntake.delivery(
+                from: arrival.body, verifier: verifier, receivedAt: arrival.date, remoteAddress: "17.0.0.1 (demo history)") else { continue }
+            delivery.elapsedMilliseconds = arrival.milliseconds
             _ = try await store.record(delivery)
             stored += 1
-        }
-        for (index, entry) in history.enumerated() {
-            for attempt in arrivals(entry, index: index) {
-                guard case .success(var delivery) = await NotificationIntake.delivery(
-                    from: entry.body, verifier: verifier, receivedAt: attempt.date, remoteAddress: "17.0.0.1 (demo history)") else { continue }
-                delivery.elapsedMilliseconds = attempt.milliseconds
-                _ = try await store.record(delivery)
-                stored += 1
-            }
         }
         return stored
     }

@@ -6,6 +6,11 @@ struct ResolvedStore {
     let path: String
     let temporaryFolder: String?
 
+    /// Where outcomes are said to be recorded.
+    var recordedIn: String {
+        temporaryFolder == nil ? path : "the demo's store of this run (gone when the command ends; --store PATH keeps one)"
+    }
+
     func remove() {
         if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
     }
