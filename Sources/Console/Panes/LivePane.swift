@@ -126,11 +126,14 @@ enum LivePane {
         } else if let replayed = answer as? Replayed, state.inFlight[request] != nil {
             state.inFlight[request] = nil
             state.live.replays[replayed.notificationUUID] = replayed.outcome
-            let words = "Replayed \(replayed.notificationUUID) to \(RedactedURL.text(replayed.url)): \(replayed.outcome.result) in \(Int(replayed.outcome.milliseconds.rounded())) ms."
+            let target = RedactedURL.text(replayed.url)
+            let timing = "\(replayed.outcome.result) in \(Int(replayed.outcome.milliseconds.rounded())) ms"
             if replayed.outcome.succeeded {
-                ConsoleReducer.toast(&state, words)
+                ConsoleReducer.toast(&state, "Replayed \(replayed.notificationUUID) to \(target): \(timing).")
             } else {
-                ConsoleReducer.fail(&state, DisplayError(summary: words, hint: "The body is the one that arrived, signedDate included: the endpoint must accept an old signedDate."))
+                ConsoleReducer.fail(&state, DisplayError(
+                    summary: "The replay of \(replayed.notificationUUID) to \(target) was not taken: \(timing).",
+                    hint: "The body is the one that arrived, signedDate included: the endpoint must accept an old signedDate."))
             }
         } else {
             ReceivedHere.receive(&state, request: request, answer)

@@ -11,7 +11,7 @@ enum LiveView {
             Paragraph("This console reads no notification store.", style: theme[.muted]).render(in: area, buffer: &buffer)
             return
         }
-        buffer.write(truncating: heading(source, live), x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        buffer.write(truncating: heading(source, live, state), x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = PaneLayout.belowHeading(area)
         if let pending = live.pendingReplay, let url = source.forwardURL {
             buffer.write(truncating: "Replay \(pending.notificationUUID) to \(RedactedURL.text(url))? r again to send it (signedDate stays the original), any other key to keep it.",
@@ -60,8 +60,9 @@ enum LiveView {
         return nil
     }
 
-    static func heading(_ source: LiveSource, _ live: LiveModel) -> String {
-        var parts = [DisplayFormat.count(live.rows.count, "arrival")]
+    static func heading(_ source: LiveSource, _ live: LiveModel, _ state: ConsoleState) -> String {
+        let shown = LivePane.rows(state).count
+        var parts = [shown == live.rows.count ? DisplayFormat.count(live.rows.count, "arrival") : "\(shown) of \(DisplayFormat.count(live.rows.count, "arrival")) (/ filter)"]
         parts.append(source.receiverURL.map { "receiving at \($0.absoluteString)" } ?? "store \(source.storePath)")
         if let forward = source.forwardURL { parts.append("r replays to \(RedactedURL.text(forward))") }
         return parts.joined(separator: " · ") + "  (Enter payload, / filter)"

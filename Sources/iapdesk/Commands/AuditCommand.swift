@@ -47,6 +47,12 @@ struct AuditListCommand: AsyncParsableCommand {
     }
 
     /// What a write is for: the last part of its path (the original transaction or transaction ID).
+    /// "Production", or "Demo (Production)" for a write to the embedded demo server.
+    static func environmentLabel(_ account: WriteAccount) -> String {
+        let label = AppStoreEnvironment(account.environment).label
+        return account.baseURL == "demo" ? "Demo (\(label))" : label
+    }
+
     static func target(_ record: WriteRecord) -> String {
         String(record.intent.path.split(separator: "/").last ?? "")
     }
@@ -69,7 +75,7 @@ struct AuditListCommand: AsyncParsableCommand {
             let intent = record.intent
             table.add([
                 DisplayFormat.date(intent.time), intent.write, intent.subject ?? intent.path, intent.account?.profile ?? "?",
-                intent.account.map { AppStoreEnvironment($0.environment).label } ?? "?", intent.agent ?? "?",
+                intent.account.map(environmentLabel) ?? "?", intent.agent ?? "?",
                 intent.source?.rawValue ?? "?", record.stateLabel, record.requestIdentifier,
             ])
         }
