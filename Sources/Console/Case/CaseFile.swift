@@ -45,19 +45,9 @@ public struct CaseFile: Sendable {
         }
     }
 
-    var verifications: [VerificationStatus] {
-        var statuses: [VerificationStatus] = []
-        statuses += customer.order.value?.transactions.map(\.status) ?? []
-        if let t = customer.transaction.value { statuses.append(t.status) }
-        for row in customer.subscriptions.value ?? [] { statuses += [row.transaction?.status, row.renewal?.status].compactMap { $0 } }
-        statuses += customer.history.value?.map(\.status) ?? []
-        statuses += customer.refunds.value?.map(\.status) ?? []
-        for row in customer.notifications.value ?? [] { if let status = row.decoded?.notification.status { statuses.append(status) } }
-        return statuses
-    }
-
     var verdict: String {
-        let all = verifications
+        // The summary's payloads, and the customer's notifications too.
+        let all = customer.verifications + (customer.notifications.value ?? []).compactMap { $0.decoded?.notification.status }
         let failed = all.filter { !$0.isVerified }
         if all.isEmpty { return "nothing signed was received" }
         if failed.isEmpty { return "all \(all.count) signed payloads verified" }

@@ -36,6 +36,19 @@ public struct CustomerState: Sendable {
     }
 }
 
+extension CustomerState {
+    /// Every signed payload of the summary: order, transaction, subscriptions, history, refunds.
+    public var verifications: [VerificationStatus] {
+        var statuses: [VerificationStatus] = []
+        statuses += order.value?.transactions.map(\.status) ?? []
+        if let t = transaction.value { statuses.append(t.status) }
+        for row in subscriptions.value ?? [] { statuses += [row.transaction?.status, row.renewal?.status].compactMap { $0 } }
+        statuses += history.value?.map(\.status) ?? []
+        statuses += refunds.value?.map(\.status) ?? []
+        return statuses
+    }
+}
+
 /// Selection and scroll of a list, and whether its detail view is open.
 public struct ListState: Sendable, Equatable {
     public var selected = 0

@@ -61,7 +61,7 @@ enum CustomerView {
 
         var where_ = "Looking up \(customer.query)"
         if let environment = customer.environment { where_ = "Found in \(environment.label)" }
-        let all = allVerifications(customer)
+        let all = customer.verifications
         let unverified = all.filter { !$0.isVerified }.count
         lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
                       .init(all.isEmpty ? "" : (unverified == 0 ? (all.count == 1 ? "✓ the signature verified" : "✓ all \(all.count) signatures verified") : "✗ \(unverified) of \(all.count) payloads NOT verified"),
@@ -134,15 +134,5 @@ enum CustomerView {
             line("\(app.appTransactionId ?? "-")  first download \(DisplayFormat.day(app.originalPurchaseDate))  \(app.originalPlatform?.label ?? "")")
         }
         return lines
-    }
-
-    static func allVerifications(_ customer: CustomerState) -> [VerificationStatus] {
-        var statuses: [VerificationStatus] = []
-        statuses += customer.order.value?.transactions.map(\.status) ?? []
-        if let t = customer.transaction.value { statuses.append(t.status) }
-        for row in customer.subscriptions.value ?? [] { statuses += [row.transaction?.status, row.renewal?.status].compactMap { $0 } }
-        statuses += customer.history.value?.map(\.status) ?? []
-        statuses += customer.refunds.value?.map(\.status) ?? []
-        return statuses
     }
 }
