@@ -12,6 +12,25 @@ struct ConsoleOptions: ParsableArguments {
 
 /// `iapdesk demo`: the console against the embedded demo server.
 struct DemoCommand: AsyncParsableCommand {
+    /// The demo receives its own notifications, into a store of this run's unless --store names one,
+    /// with some deliveries made to fail; the real store is never written.
+    static func receiver(_ live: LiveOptions, session: Session) async throws -> ConsoleReceiver {
+        let receiver: ConsoleReceiver
+        do {
+            let store = try await StoreAccess.resolve(live.storeOptions, session: session)
+            receiver = try await ConsoleReceiver.start(
+                live, storePath: store.path, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
+        } catch {
+            await session.close()
+            throw error
+        }
+        if let url = receiver.receiver?.url, let demo = session.demo {
+            demo.webhookURL = url
+            demo.injectDeliveryFaults(DeliveryFault.walkthrough)
+        }
+        return receiver
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "Open the full-screen console against the embedded demo App Store Server (no credentials, no network).")
 
@@ -26,20 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
-            // The demo receives its own notifications, into a store of this run's unless --store names one.
-            let receiver: ConsoleReceiver
-            do {
-                let store = try await StoreAccess.resolve(live.storeOptions, session: session)
-                receiver = try await ConsoleReceiver.start(
-                    live, storePath: store.path, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
-            } catch {
-                await session.close()
-                throw error
-            }
-            if let url = receiver.receiver?.url, let demo = session.demo {
-                demo.webhookURL = url
-                demo.injectDeliveryFaults(DeliveryFault.walkthrough)
-            }
+            let receiver = try await Self.receiver(live, session: session)
             try await ConsoleLauncher.launch(
                 session: session, themeName: console.theme, isDemo: true, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
         }
@@ -94,13 +100,17 @@ struct ConsoleCommand: AsyncParsableCommand {
             }
             let session = try await Session.open(global)
             let receiver: ConsoleReceiver
-            do {
-                receiver = try await ConsoleReceiver.start(live, storePath: live.storeOptions.path, listen: live.listen, verifier: session.verifier)
-            } catch {
-                await session.close()
-                throw error
+            if session.demo != nil {
+                // `iapdesk --demo` is `iapdesk demo`: the demo's notifications never go into the real store.
+                receiver = try await DemoCommand.receiver(live, session: session)
+            } else {
+                do {
+                    receiver = try await ConsoleReceiver.start(live, storePath: live.storeOptions.path, listen: live.listen, verifier: session.verifier)
+                } catch {
+                    await session.close()
+                    throw error
+                }
             }
-            if let url = receiver.receiver?.url, let demo = session.demo { demo.webhookURL = url }
             try await ConsoleLauncher.launch(
                 session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver)
         }
