@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // The shared App Store Server API client layer: no UI, no terminal.
@@ -52,6 +55,19 @@ let package = Package(
             name: "WebhookStore",
             dependencies: [
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The shared store of a team: the store interface on a PostgreSQL server.
+        .target(
+            name: "PostgresStore",
+            dependencies: [
+                "WebhookStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The notification receiver behind `iapdesk listen`: verifies, stores, then answers.
@@ -96,6 +112,7 @@ let package = Package(
                 "Console",
                 "DemoServer",
                 "NotificationReconcile",
+                "PostgresStore",
                 "WebhookReceiver",
                 "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -119,6 +136,7 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "DemoServer",
+                "PostgresStore",
                 "WebhookReceiver",
                 "WebhookStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -140,7 +158,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WebhookTests",
-            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer", "NotificationReconcile", "WebhookReceiver", "WebhookStore"]
+            dependencies: [
+                "iapdesk", "AppStoreServerAPI", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "WebhookStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "NotificationReconcileTests",

@@ -3,8 +3,8 @@ import Synchronization
 /// Writes that arrive while one transaction commits wait and go together in the next one, so
 /// concurrent deliveries share one fsync instead of queueing for one each. Each caller returns only
 /// after the transaction holding its write has committed.
-final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
-    typealias Commit = @Sendable ([Item]) async -> [Result<Output, any Error>]
+public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
+    public typealias Commit = @Sendable ([Item]) async -> [Result<Output, any Error>]
 
     private struct State {
         var waiting: [(item: Item, slot: Slot)] = []
@@ -14,14 +14,14 @@ final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     private let state = Mutex(State())
     private let maxBatch: Int
 
-    init(maxBatch: Int = 256) {
+    public init(maxBatch: Int = 256) {
         self.maxBatch = maxBatch
     }
 
     /// `commit` writes a batch in one transaction and gives one result per item, in order. The
     /// caller that finds nobody committing commits for everyone waiting until its own write is in
     /// (a lone writer needs no other task); whoever still waits then is handed to a task.
-    func submit(_ item: Item, commit: @escaping Commit) async throws -> Output {
+    public func submit(_ item: Item, commit: @escaping Commit) async throws -> Output {
         let slot = Slot()
         let leads = state.withLock { state -> Bool in
             state.waiting.append((item, slot))

@@ -192,6 +192,38 @@ public struct StoredNotification: Sendable, Equatable {
     public var deliveryCount: Int
     /// The ID of its latest delivery: the cursor `--follow` moves along.
     public var lastDeliveryId: Int64
+
+    public init(
+        id: Int64, notificationUUID: String, notificationType: String?, subtype: String?, environment: String?, bundleId: String?,
+        appAppleId: Int64?, transactionId: String?, originalTransactionId: String?, productId: String?, signedDate: Date?, verdict: String,
+        verdictDetail: String?, rawBody: Data, decodedPayload: Data?, firstReceivedAt: Date, lastReceivedAt: Date, remoteAddress: String?,
+        answeredStatus: Int, elapsedMilliseconds: Double, forwardResult: String?, forwardStatus: Int?, deliveryCount: Int, lastDeliveryId: Int64
+    ) {
+        self.id = id
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.environment = environment
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.signedDate = signedDate
+        self.verdict = verdict
+        self.verdictDetail = verdictDetail
+        self.rawBody = rawBody
+        self.decodedPayload = decodedPayload
+        self.firstReceivedAt = firstReceivedAt
+        self.lastReceivedAt = lastReceivedAt
+        self.remoteAddress = remoteAddress
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
+        self.forwardResult = forwardResult
+        self.forwardStatus = forwardStatus
+        self.deliveryCount = deliveryCount
+        self.lastDeliveryId = lastDeliveryId
+    }
 }
 
 public struct StoredDelivery: Sendable, Equatable {
@@ -204,6 +236,21 @@ public struct StoredDelivery: Sendable, Equatable {
     public var forwardResult: String?
     public var forwardStatus: Int?
     public var forwardMilliseconds: Double?
+
+    public init(
+        id: Int64, notificationId: Int64, receivedAt: Date, remoteAddress: String?, answeredStatus: Int, elapsedMilliseconds: Double,
+        forwardResult: String?, forwardStatus: Int?, forwardMilliseconds: Double?
+    ) {
+        self.id = id
+        self.notificationId = notificationId
+        self.receivedAt = receivedAt
+        self.remoteAddress = remoteAddress
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
+        self.forwardResult = forwardResult
+        self.forwardStatus = forwardStatus
+        self.forwardMilliseconds = forwardMilliseconds
+    }
 }
 
 public struct QuarantinedDelivery: Sendable, Equatable {
@@ -219,6 +266,24 @@ public struct QuarantinedDelivery: Sendable, Equatable {
     public var remoteAddress: String?
     public var answeredStatus: Int
     public var elapsedMilliseconds: Double
+
+    public init(
+        id: Int64, reason: String, detail: String, body: Data, bodySize: Int, truncated: Bool, notificationUUID: String?,
+        notificationType: String?, receivedAt: Date, remoteAddress: String?, answeredStatus: Int, elapsedMilliseconds: Double
+    ) {
+        self.id = id
+        self.reason = reason
+        self.detail = detail
+        self.body = body
+        self.bodySize = bodySize
+        self.truncated = truncated
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.receivedAt = receivedAt
+        self.remoteAddress = remoteAddress
+        self.answeredStatus = answeredStatus
+        self.elapsedMilliseconds = elapsedMilliseconds
+    }
 }
 
 public enum NotificationStoreError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import SQLiteNIO
 import Synchronization
 
@@ -10,6 +11,9 @@ import Synchronization
 public final class SQLiteNotificationStore: NotificationStore {
     public let path: String
     let connection: SQLiteConnection
+    /// The connection's own thread: SQLite blocks while it waits for another connection's lock, and
+    /// on a shared pool two such waits would leave no thread for the connection that holds it.
+    private let threadPool: NIOThreadPool
     let gate = SerialGate()
     private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
 
@@ -141,31 +145,41 @@ public final class SQLiteNotificationStore: NotificationStore {
         var logger = Logger(label: "iapdesk.store")
         logger.logLevel = .warning
         let connection: SQLiteConnection
+        let threadPool = NIOThreadPool(numberOfThreads: 1)
+        threadPool.start()
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+            connection = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
         } catch {
+            try? await threadPool.shutdownGracefully()
             throw NotificationStoreError.unwritable(path: path, reason: "\(error)")
         }
-        let store = SQLiteNotificationStore(path: path, connection: connection)
+        let store = SQLiteNotificationStore(path: path, connection: connection, threadPool: threadPool)
         do {
             try await store.prepare(upTo: schemaVersion ?? migrations.count)
         } catch {
-            try? await connection.close()
+            try? await store.close()
             if let error = error as? NotificationStoreError { throw error }
             throw NotificationStoreError.unwritable(path: path, reason: "\(error)")
         }
         return store
     }
 
-    private init(path: String, connection: SQLiteConnection) {
+    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool) {
         self.path = path
         self.connection = connection
+        self.threadPool = threadPool
     }
 
     /// A store dropped without `close()` (a caller that failed half-way) still closes its file;
     /// every write it made was committed already.
     deinit {
-        if !connection.isClosed { _ = connection.close() }
+        let threadPool = self.threadPool
+        if connection.isClosed {
+            threadPool.shutdownGracefully { _ in }
+        } else {
+            connection.close().whenComplete { _ in threadPool.shutdownGracefully { _ in } }
+        }
     }
 
     private func prepare(upTo target: Int) async throws {

@@ -30,6 +30,9 @@ struct WebhookBench: AsyncParsableCommand {
         "Only write --count signed notification bodies (bodies.txt, one a line) and the root that signed them (root.der) here, for an external load generator (scripts/webhook-loadgen.sh).",
         valueName: "folder"))
     var writeBodies: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Also measure a team's store on this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE; the bench fills it).", valueName: "url"))
+    var postgres: String?
 
     func run() async throws {
         if let writeBodies {
@@ -46,6 +49,7 @@ struct WebhookBench: AsyncParsableCommand {
         defer { if folder == nil { try? FileManager.default.removeItem(atPath: base) } }
         try await measureStore(base + "/store.sqlite")
         try await measureReceiver(base + "/receiver.sqlite")
+        try await measureTeamStores(sqlitePath: base + "/receivers.sqlite", postgres: postgres)
     }
 
     static func figure(_ name: String, _ value: Double, _ unit: String) {

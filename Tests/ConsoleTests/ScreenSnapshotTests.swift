@@ -16,7 +16,8 @@ import Testing
             #expect(screen.split(separator: "\n", omittingEmptySubsequences: false).count == height)
             if let problem = Snapshot.check(screen, "\(name)-\(width)x\(height)") { Issue.record("\(problem)") }
             // Styles as well as text: a lost highlight or a wrong colour role fails too.
-            if let problem = Snapshot.check(harness.styles(width: width, height: height), "\(name)-\(width)x\(height).styles") { Issue.record("\(problem)") }
+            let styles = Snapshot.steadyStyles(harness.styles(width: width, height: height), text: screen)
+            if let problem = Snapshot.check(styles, "\(name)-\(width)x\(height).styles") { Issue.record("\(problem)") }
         }
     }
 

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import TerminalUI
+import WebhookStore
 
 /// `config.toml`: named profiles and which one is the default.
 ///
@@ -15,6 +16,7 @@ import TerminalUI
 /// environment = "Production"
 /// read_only = true
 /// timeout = 60
+/// store = "postgres://sam@db.example.com/iapdesk"   # a team's shared store (docs/team.md)
 ///
 /// [keys]                       # rebind console commands (iapdesk keybindings lists them)
 /// "list.down" = ["j", "Down"]
@@ -34,7 +36,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     static let profileKeys: Set<String> = [
-        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout",
+        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -117,6 +119,14 @@ public struct ConfigFile: Sendable, Equatable {
                 throw .invalidValue(source: where_("timeout"), detail: "must be a number of seconds, such as 60")
             }
             profile.timeout = try ProfileParsing.timeout(seconds, source: where_("timeout"))
+        }
+        if let text = try string("store") {
+            do {
+                _ = try StoreLocation(parsing: text)
+            } catch {
+                throw .invalidValue(source: where_("store"), detail: error.description)
+            }
+            profile.store = text.hasPrefix("~/") ? expandHome(text, home: home) : text
         }
         return profile
     }

@@ -19,6 +19,9 @@ public struct Profile: Sendable, Equatable {
     public var theme: String?
     /// Seconds a command may take in all (and each console request), retries included.
     public var timeout: TimeInterval?
+    /// Where notifications (and, for a team, what agents share) are stored: a file path or a
+    /// postgres:// URL, as written in the config file.
+    public var store: String?
 
     /// Used when no profile, variable or flag sets `timeout`.
     public static let defaultTimeout: TimeInterval = 60

@@ -37,8 +37,8 @@ struct ReconcileCommand: AsyncParsableCommand {
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
             defer { resolved.remove() }
-            let path = resolved.path
-            let report = try await StoreAccess.with(path) { store in
+            let path = resolved.location.description
+            let report = try await StoreAccess.with(resolved.location) { store in
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 do {
                     let uuids = Set(history.compactMap(\.notificationUUID))

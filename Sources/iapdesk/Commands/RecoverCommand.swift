@@ -43,8 +43,8 @@ struct RecoverCommand: AsyncParsableCommand {
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
             defer { resolved.remove() }
-            let path = resolved.path
-            try await StoreAccess.with(path) { store in
+            let path = resolved.location.description
+            try await StoreAccess.with(resolved.location) { store in
                 let sender = ReplaySender(target: target, command: "recover", timeout: sendTimeout, store: store)
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range, onlyFailures: true)
                 let plan: RecoveryPlan

@@ -36,7 +36,7 @@ struct ReplayCommand: AsyncParsableCommand {
         try await runReporting {
             let target = try ReplaySender.target(to)
             // The demo's replays never go into the real store: without --store, one of this run's.
-            var resolved = ResolvedStore(path: storeOptions.path, temporaryFolder: nil)
+            var resolved: ResolvedStore
             if global.demo && storeOptions.named == nil {
                 let session = try await Session.open(global)
                 do {
@@ -46,11 +46,14 @@ struct ReplayCommand: AsyncParsableCommand {
                     throw error
                 }
                 await session.close()
+            } else {
+                let profileStore = global.demo ? nil : try ListenCommand.profile(global).store
+                resolved = ResolvedStore(location: try storeOptions.location(profileStore: profileStore), temporaryFolder: nil)
             }
             defer { resolved.remove() }
-            let path = resolved.path
+            let path = resolved.location.description
             let printer = Printer(json: global.json)
-            try await StoreAccess.with(path) { store in
+            try await StoreAccess.with(resolved.location) { store in
                 let found: [StoredNotification]
                 do {
                     found = try await store.notifications(uuids: [uuid, uuid.lowercased()])

@@ -6,17 +6,45 @@ import Synchronization
 import WebhookReceiver
 import WebhookStore
 
-/// The notification store's location, shared by `listen` and `received`.
+/// The notification store's location, shared by every command that reads or writes it.
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "The notification store (default: IAPDESK_STORE_PATH, then $XDG_DATA_HOME/iapdesk/notifications.sqlite).", valueName: "path"))
+        "The store: a file, or a team's postgres:// URL (default: IAPDESK_STORE, then the profile's store, then $XDG_DATA_HOME/iapdesk/notifications.sqlite).",
+        valueName: "path|url"))
     var store: String?
 
-    var path: String { store ?? SQLiteNotificationStore.defaultPath() }
+    func validate() throws {
+        if let store {
+            do { _ = try StoreLocation(parsing: store) } catch { throw ValidationError("--store: \(error.description).") }
+        }
+    }
 
-    /// The store named by --store or IAPDESK_STORE_PATH; nil when neither is given.
+    /// The store named by --store, IAPDESK_STORE or IAPDESK_STORE_PATH; nil when none is.
     var named: String? {
-        store ?? ProcessInfo.processInfo.environment["IAPDESK_STORE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+        let environment = ProcessInfo.processInfo.environment
+        return store ?? environment["IAPDESK_STORE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? environment["IAPDESK_STORE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Where the store is: the one named, else the profile's `store`, else the default file.
+    func location(profileStore: String?) throws -> StoreLocation {
+        guard let text = named ?? profileStore else { return .file(path: SQLiteNotificationStore.defaultPath()) }
+        do {
+            return try StoreLocation(parsing: text)
+        } catch {
+            let source = store != nil ? "--store" : (named != nil ? "IAPDESK_STORE" : "the profile's store")
+            throw CLIError("\(source): \(error.description).", status: .usage)
+        }
+    }
+
+    /// The store of the profile a command with no profile options would use (`received`): the
+    /// config file's default profile, when it can be read.
+    static func configuredStore() -> String? {
+        let loader = ConfigLoader()
+        guard let file = try? loader.loadFile(), let profile = try? loader.resolve(file: file, name: nil, flags: ProfileOverrides()) else {
+            return nil
+        }
+        return profile.store
     }
 }
 
@@ -109,13 +137,13 @@ struct ListenCommand: AsyncParsableCommand {
                 session = nil
                 verifier = try Self.verifier(global)
             }
-            let storePath = storeOptions.path
-            let store: SQLiteNotificationStore
+            let location = try storeOptions.location(profileStore: session?.demo == nil ? try Self.profile(global).store : nil)
+            let store: any NotificationStore
             do {
-                store = try await SQLiteNotificationStore.open(path: storePath)
-            } catch let error as NotificationStoreError {
+                store = try await StoreAccess.open(location)
+            } catch {
                 await session?.close()
-                throw CLIError(error.description, status: .configuration)
+                throw error
             }
             var configuration = NotificationReceiver.Configuration()
             configuration.host = host
@@ -143,7 +171,7 @@ struct ListenCommand: AsyncParsableCommand {
                 throw CLIError("\(error)", hint: "Choose another --address (port 0 picks a free one).", status: .configuration)
             }
             if let demo = session?.demo { demo.webhookURL = receiver.url }
-            output.banner(url: receiver.url, store: storePath, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
+            output.banner(url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
             if sendTest, let session {
                 do {
                     let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
@@ -161,11 +189,16 @@ struct ListenCommand: AsyncParsableCommand {
         }
     }
 
-    /// The profile's verifier, without needing API credentials.
-    static func verifier(_ options: GlobalOptions) throws -> SignedDataVerifier {
+    /// The profile as the options choose it, without needing API credentials.
+    static func profile(_ options: GlobalOptions) throws -> Profile {
         let loader = ConfigLoader()
         let file = try loader.loadFile(path: options.config)
-        let profile = try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
+        return try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
+    }
+
+    /// The profile's verifier, without needing API credentials.
+    static func verifier(_ options: GlobalOptions) throws -> SignedDataVerifier {
+        let profile = try profile(options)
         guard let bundleId = profile.bundleId, let environment = profile.environment else {
             throw CLIError(
                 "Receiving notifications needs the app's bundle ID and environment.",
@@ -270,14 +303,9 @@ struct ReceivedCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let sinceDate = try since.map { try DateArgument.require($0, "--since") }
-            let path = storeOptions.path
-            let store: SQLiteNotificationStore
-            do {
-                store = try await SQLiteNotificationStore.open(path: path, create: false)
-            } catch let error as NotificationStoreError {
-                if case .missing = error { throw CLIError(error.description, status: .notFound) }
-                throw CLIError(error.description, status: .configuration)
-            }
+            let location = try storeOptions.location(profileStore: StoreOptions.configuredStore())
+            let path = location.description
+            let store = try await StoreAccess.openExisting(location)
             do {
                 try await show(store, path: path, since: sinceDate)
                 try? await store.close()
@@ -288,7 +316,7 @@ struct ReceivedCommand: AsyncParsableCommand {
         }
     }
 
-    private func show(_ store: SQLiteNotificationStore, path: String, since sinceDate: Date?) async throws {
+    private func show(_ store: any NotificationStore, path: String, since sinceDate: Date?) async throws {
         do {
             let printer = Printer(json: json)
             var filter = NotificationFilter(since: sinceDate, type: type?.uppercased(), transactionId: transaction, limit: limit)

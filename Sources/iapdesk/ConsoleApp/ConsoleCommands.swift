@@ -19,7 +19,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             let store = try await StoreAccess.resolve(live.storeOptions, session: session)
             receiver = try await ConsoleReceiver.start(
-                live, storePath: store.path, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
+                live, location: store.location, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
         } catch {
             await session.close()
             throw error
@@ -105,7 +105,9 @@ struct ConsoleCommand: AsyncParsableCommand {
                 receiver = try await DemoCommand.receiver(live, session: session)
             } else {
                 do {
-                    receiver = try await ConsoleReceiver.start(live, storePath: live.storeOptions.path, listen: live.listen, verifier: session.verifier)
+                    receiver = try await ConsoleReceiver.start(
+                        live, location: try live.storeOptions.location(profileStore: session.profile.store), listen: live.listen,
+                        verifier: session.verifier)
                 } catch {
                     await session.close()
                     throw error

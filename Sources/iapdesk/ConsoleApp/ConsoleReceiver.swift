@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Console
 import Foundation
+import PostgresStore
 import WebhookReceiver
 import WebhookStore
 
@@ -36,7 +37,7 @@ struct ConsoleReceiver {
 
     /// With `listen` set, opens (or makes) the store and starts the receiver before the console
     /// draws, so a port already taken is said on the command line; otherwise only reads the store.
-    static func start(_ options: LiveOptions, storePath: String, listen: String?, verifier: SignedDataVerifier?, temporaryFolder: String? = nil) async throws -> ConsoleReceiver {
+    static func start(_ options: LiveOptions, location: StoreLocation, listen: String?, verifier: SignedDataVerifier?, temporaryFolder: String? = nil) async throws -> ConsoleReceiver {
         let forward = options.forwardURL
         let replay: ReceivedNotifications.Replayer = { store, notification, url in
             let sender = ReplaySender(target: url, command: "console", timeout: 10, store: store)
@@ -49,19 +50,14 @@ struct ConsoleReceiver {
         }
         guard let listen else {
             let received = ReceivedNotifications(
-                source: LiveSource(storePath: storePath, forwardURL: forward),
-                open: { try await SQLiteNotificationStore.open(path: storePath, create: false) }, replay: replay)
+                source: LiveSource(storePath: location.description, forwardURL: forward),
+                open: { try await Self.openForReading(location) }, replay: replay)
             return ConsoleReceiver(received: received, receiver: nil, store: nil, temporaryFolder: temporaryFolder)
         }
         guard let verifier else {
             throw CLIError("--listen needs a verifier for the notifications.", hint: "Set the profile's bundle_id and environment.", status: .configuration)
         }
-        let store: SQLiteNotificationStore
-        do {
-            store = try await SQLiteNotificationStore.open(path: storePath)
-        } catch let error as NotificationStoreError {
-            throw CLIError(error.description, status: .configuration)
-        }
+        let store = try await StoreAccess.open(location)
         let (host, port) = try ListenCommand.split(listen)
         var configuration = NotificationReceiver.Configuration()
         configuration.host = host
@@ -75,8 +71,16 @@ struct ConsoleReceiver {
             throw CLIError("The console's receiver cannot start: \(error)", hint: "Choose another --listen address (port 0 picks a free one).", status: .configuration)
         }
         let received = ReceivedNotifications(
-            source: LiveSource(storePath: storePath, receiverURL: receiver.url, forwardURL: forward), open: { store }, replay: replay)
+            source: LiveSource(storePath: location.description, receiverURL: receiver.url, forwardURL: forward), open: { store }, replay: replay)
         return ConsoleReceiver(received: received, receiver: receiver, store: store, temporaryFolder: temporaryFolder)
+    }
+
+    /// The Live pane opens the store when it first polls; a file not made yet is "nothing yet".
+    private static func openForReading(_ location: StoreLocation) async throws -> any NotificationStore {
+        switch location {
+        case .file(let path): return try await SQLiteNotificationStore.open(path: path, create: false)
+        case .postgres(let address): return try await PostgresNotificationStore.open(address)
+        }
     }
 
     func stop() async {

@@ -1,14 +1,15 @@
 import Foundation
+import PostgresStore
 import WebhookStore
 
 /// The store a command works on, and the folder to remove afterwards when it was made for this run.
 struct ResolvedStore {
-    let path: String
+    let location: StoreLocation
     let temporaryFolder: String?
 
     /// Where outcomes are said to be recorded.
     var recordedIn: String {
-        temporaryFolder == nil ? path : "the demo's store of this run (gone when the command ends; --store PATH keeps one)"
+        temporaryFolder == nil ? location.description : "the demo's store of this run (gone when the command ends; --store PATH keeps one)"
     }
 
     func remove() {
@@ -16,29 +17,55 @@ struct ResolvedStore {
     }
 }
 
-/// Opens the notification store for commands that read it and never create it.
+/// Opens the store, a file or a team's server, with the command line's errors.
 enum StoreAccess {
-    static func openExisting(_ path: String) async throws -> SQLiteNotificationStore {
+    /// Opens the store, making it (the file, or the tables on the server) when it is new: for the
+    /// receivers, which are the first to write.
+    static func open(_ location: StoreLocation) async throws -> any NotificationStore {
         do {
-            return try await SQLiteNotificationStore.open(path: path, create: false)
-        } catch let error as NotificationStoreError {
-            if case .missing = error {
-                throw CLIError(error.description, hint: "Give the store iapdesk listen writes with --store PATH (or IAPDESK_STORE_PATH).", status: .notFound)
+            switch location {
+            case .file(let path): return try await SQLiteNotificationStore.open(path: path)
+            case .postgres(let address): return try await PostgresNotificationStore.open(address)
             }
-            throw CLIError(error.description, status: .configuration)
+        } catch let error as NotificationStoreError {
+            throw CLIError(error.description, hint: hint(location), status: .configuration)
         }
     }
 
-    /// The store named by the options; with --demo and none named, a store of this run holding
-    /// what the demo's history would have delivered (as `iapdesk demo` starts), so the demo shows
-    /// every kind of gap and never touches the real store.
-    static func resolve(_ options: StoreOptions, session: Session) async throws -> ResolvedStore {
-        if let named = options.named { return ResolvedStore(path: named, temporaryFolder: nil) }
-        guard let demo = session.demo else { return ResolvedStore(path: options.path, temporaryFolder: nil) }
-        let folder = NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let resolved = ResolvedStore(path: folder + "/notifications.sqlite", temporaryFolder: folder)
+    /// Opens a store for commands that read it: a file is never made by them (a server's tables are,
+    /// as its receivers would).
+    static func openExisting(_ location: StoreLocation) async throws -> any NotificationStore {
         do {
-            let store = try await SQLiteNotificationStore.open(path: resolved.path)
+            switch location {
+            case .file(let path): return try await SQLiteNotificationStore.open(path: path, create: false)
+            case .postgres(let address): return try await PostgresNotificationStore.open(address)
+            }
+        } catch let error as NotificationStoreError {
+            if case .missing = error {
+                throw CLIError(error.description, hint: "Give the store iapdesk listen writes with --store PATH|URL (or IAPDESK_STORE).", status: .notFound)
+            }
+            throw CLIError(error.description, hint: hint(location), status: .configuration)
+        }
+    }
+
+    private static func hint(_ location: StoreLocation) -> String? {
+        guard case .postgres = location else { return nil }
+        return "Check the server, user, database and password of the store's URL (the password may also come from PGPASSWORD); docs/team.md."
+    }
+
+    /// The store named by the options (else the profile's); with --demo and none named, a store of
+    /// this run holding what the demo's history would have delivered (as `iapdesk demo` starts),
+    /// so the demo shows every kind of gap and never touches the real store.
+    static func resolve(_ options: StoreOptions, session: Session) async throws -> ResolvedStore {
+        guard let demo = session.demo, options.named == nil else {
+            let profileStore = session.demo == nil ? session.profile.store : nil
+            return ResolvedStore(location: try options.location(profileStore: profileStore), temporaryFolder: nil)
+        }
+        let folder = NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let path = folder + "/notifications.sqlite"
+        let resolved = ResolvedStore(location: .file(path: path), temporaryFolder: folder)
+        do {
+            let store = try await SQLiteNotificationStore.open(path: path)
             defer { Task { try? await store.close() } }
             if let verifier = session.verifier {
                 try await DemoArrivals.seed(demo, store: store, verifier: verifier)
@@ -52,8 +79,8 @@ enum StoreAccess {
     }
 
     /// Runs `body` with the store open, closing it however `body` ends.
-    static func with<T>(_ path: String, _ body: (SQLiteNotificationStore) async throws -> T) async throws -> T {
-        let store = try await openExisting(path)
+    static func with<T>(_ location: StoreLocation, _ body: (any NotificationStore) async throws -> T) async throws -> T {
+        let store = try await openExisting(location)
         do {
             let value = try await body(store)
             try? await store.close()

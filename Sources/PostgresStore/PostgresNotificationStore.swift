@@ -1,0 +1,369 @@
+import Foundation
+import Logging
+import PostgresNIO
+import WebhookStore
+
+/// A team's store on a PostgreSQL server: several agents read it and several `iapdesk listen`
+/// processes write it at once. A notification is kept once whatever the order of Apple's retries
+/// (the UNIQUE notificationUUID decides, in one upsert); every commit is durable when it returns
+/// (the server's synchronous_commit, on by default). Deliveries that arrive together in one
+/// process share a transaction, as in the SQLite store.
+public final class PostgresNotificationStore: NotificationStore {
+    public let address: PostgresAddress
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
+    static let logger = Logger(label: "iapdesk.store.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// The URL shown for this store (no password).
+    public var location: String { address.redacted }
+
+    /// Connects, brings the schema up to date (up to `schemaVersion` only when given: tests of the
+    /// migrations make older databases with it) and opens a pool of `connections`.
+    public static func open(_ address: PostgresAddress, schemaVersion: Int? = nil, connections: Int = 8) async throws
+        -> PostgresNotificationStore
+    {
+        do {
+            let configuration = try PostgresConnectionSettings.connection(address)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            do {
+                try await PostgresMigrator(connection: connection, location: address.redacted).migrate(upTo: schemaVersion ?? PostgresSchema.version)
+                try await connection.close()
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        } catch let error as NotificationStoreError {
+            throw error
+        } catch {
+            throw NotificationStoreError.unwritable(path: address.redacted, reason: PostgresConnectionSettings.describe(error))
+        }
+        let client = PostgresClient(configuration: PostgresConnectionSettings.pool(address, connections: connections), backgroundLogger: logger)
+        return PostgresNotificationStore(address: address, client: client)
+    }
+
+    private init(address: PostgresAddress, client: PostgresClient) {
+        self.address = address
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    /// The schema version the database holds.
+    public func schemaVersion() async throws -> Int {
+        try await run {
+            let rows = try await self.client.query("SELECT version FROM iapdesk_schema")
+            for try await version in rows.decode(Int.self) { return version }
+            return 0
+        }
+    }
+
+    /// Marks the database as made by another schema version (tests of the version check).
+    public func setSchemaVersionForTesting(_ version: Int) async throws {
+        try await run { _ = try await self.client.query("UPDATE iapdesk_schema SET version = \(version)") }
+    }
+
+    // MARK: Writes
+
+    public func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome {
+        try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
+    }
+
+    /// One transaction for a batch, each delivery in a savepoint of its own: one that fails is rolled
+    /// back alone and its caller gets the error; the others are committed together.
+    private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
+        do {
+            return try await client.withTransaction(logger: Self.logger) { connection in
+                try await Self.lockArrivals(connection)
+                var results: [Result<RecordOutcome, any Error>] = []
+                for delivery in deliveries {
+                    try await connection.query("SAVEPOINT delivery", logger: Self.logger)
+                    do {
+                        results.append(.success(try await Self.insert(delivery, on: connection)))
+                        try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
+                    } catch {
+                        try await connection.query("ROLLBACK TO SAVEPOINT delivery", logger: Self.logger)
+                        try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
+                        results.append(.failure(self.storeError(error)))
+                    }
+                }
+                return results
+            }
+        } catch {
+            // The commit itself failed: nothing of the batch is stored.
+            let failure = storeError(error)
+            return deliveries.map { _ in .failure(failure) }
+        }
+    }
+
+    private static func lockArrivals(_ connection: PostgresConnection) async throws {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))", logger: logger)
+    }
+
+    private static func insert(_ delivery: NotificationDelivery, on connection: PostgresConnection) async throws -> RecordOutcome {
+        let received = Self.rounded(delivery.receivedAt)
+        let payload = delivery.decodedPayload.map { String(decoding: $0, as: UTF8.self) }
+        let upserted = try await connection.query(
+            """
+            INSERT INTO notifications (
+                notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id,
+                original_transaction_id, product_id, signed_date, verdict, verdict_detail, raw_body, decoded_payload,
+                first_received, last_received, remote_address, answered_status, elapsed_ms
+            ) VALUES (
+                \(delivery.notificationUUID), \(delivery.notificationType), \(delivery.subtype), \(delivery.environment),
+                \(delivery.bundleId), \(delivery.appAppleId), \(delivery.transactionId), \(delivery.originalTransactionId),
+                \(delivery.productId), \(delivery.signedDate.map(Self.rounded)), \(delivery.verdict), \(delivery.verdictDetail),
+                \(delivery.rawBody), \(payload), \(received), \(received), \(delivery.remoteAddress), \(delivery.answeredStatus),
+                \(delivery.elapsedMilliseconds)
+            )
+            ON CONFLICT (notification_uuid) DO UPDATE SET
+                delivery_count = notifications.delivery_count + 1, last_received = excluded.last_received,
+                remote_address = excluded.remote_address, answered_status = excluded.answered_status,
+                elapsed_ms = excluded.elapsed_ms
+            RETURNING id, delivery_count
+            """, logger: logger)
+        var stored: (Int64, Int)?
+        for try await row in upserted.decode((Int64, Int).self) { stored = row }
+        guard let (id, count) = stored else { throw StoreFailure("the upsert returned no row") }
+        let inserted = try await connection.query(
+            """
+            INSERT INTO deliveries (notification_id, received, remote_address, answered_status, elapsed_ms)
+            VALUES (\(id), \(received), \(delivery.remoteAddress), \(delivery.answeredStatus), \(delivery.elapsedMilliseconds))
+            RETURNING id
+            """, logger: logger)
+        var deliveryId: Int64?
+        for try await value in inserted.decode(Int64.self) { deliveryId = value }
+        guard let deliveryId else { throw StoreFailure("the delivery was not recorded") }
+        try await connection.query("UPDATE notifications SET last_delivery_id = \(deliveryId) WHERE id = \(id)", logger: logger)
+        return RecordOutcome(id: id, deliveryId: deliveryId, deliveryCount: count)
+    }
+
+    public func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws {
+        try await run {
+            try await self.client.withTransaction(logger: Self.logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    UPDATE deliveries SET forward_result = \(forward.result), forward_status = \(forward.status),
+                        forward_ms = \(forward.milliseconds), answered_status = \(forward.answeredStatus),
+                        elapsed_ms = \(forward.elapsedMilliseconds)
+                    WHERE id = \(delivery) RETURNING notification_id
+                    """, logger: Self.logger)
+                var notification: Int64?
+                for try await value in rows.decode(Int64.self) { notification = value }
+                guard let notification else { return }
+                // The notification shows its latest delivery's answer and forward.
+                try await connection.query(
+                    """
+                    UPDATE notifications SET forward_result = \(forward.result), forward_status = \(forward.status),
+                        answered_status = \(forward.answeredStatus), elapsed_ms = \(forward.elapsedMilliseconds)
+                    WHERE id = \(notification) AND last_delivery_id = \(delivery)
+                    """, logger: Self.logger)
+            }
+        }
+    }
+
+    @discardableResult
+    public func quarantine(_ body: RefusedDelivery) async throws -> Int64 {
+        try await run {
+            try await self.client.withTransaction(logger: Self.logger) { connection in
+                try await Self.lockArrivals(connection)
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO quarantine (
+                        reason, detail, body, body_size, truncated, notification_uuid, notification_type, received,
+                        remote_address, answered_status, elapsed_ms
+                    ) VALUES (
+                        \(body.reason), \(body.detail), \(body.body), \(body.bodySize), \(body.truncated), \(body.notificationUUID),
+                        \(body.notificationType), \(Self.rounded(body.receivedAt)), \(body.remoteAddress), \(body.answeredStatus),
+                        \(body.elapsedMilliseconds)
+                    ) RETURNING id
+                    """, logger: Self.logger)
+                var id: Int64 = 0
+                for try await value in rows.decode(Int64.self) { id = value }
+                return id
+            }
+        }
+    }
+
+    @discardableResult
+    public func recordReplay(_ replay: ReplayAttempt) async throws -> Int64 {
+        try await run {
+            let rows = try await self.client.query(
+                """
+                INSERT INTO replays (notification_uuid, target_url, source, command, sent, result, status, elapsed_ms)
+                VALUES (
+                    \(replay.notificationUUID), \(replay.targetURL), \(replay.source.rawValue), \(replay.command),
+                    \(Self.rounded(replay.sentAt)), \(replay.result), \(replay.status), \(replay.milliseconds)
+                ) RETURNING id
+                """, logger: Self.logger)
+            var id: Int64 = 0
+            for try await value in rows.decode(Int64.self) { id = value }
+            return id
+        }
+    }
+
+    // MARK: Reads
+
+    public func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] {
+        var query = FilteredQuery("SELECT * FROM notifications WHERE TRUE")
+        if let since = filter.since { query.sql += " AND last_received >= \(query.bind(Self.rounded(since)))" }
+        if let type = filter.type { query.sql += " AND notification_type = \(query.bind(type))" }
+        if let transaction = filter.transactionId {
+            let mark = query.bind(transaction)
+            query.sql += " AND (transaction_id = \(mark) OR original_transaction_id = \(mark))"
+        }
+        if let after = filter.afterDelivery { query.sql += " AND last_delivery_id > \(query.bind(after))" }
+        query.sql += " ORDER BY last_delivery_id DESC"
+        if let limit = filter.limit { query.sql += " LIMIT \(max(0, limit))" }
+        return try await rows(query.postgres, Self.notification).reversed()
+    }
+
+    public func deliveries(ofNotification id: Int64) async throws -> [StoredDelivery] {
+        try await rows("SELECT * FROM deliveries WHERE notification_id = \(id) ORDER BY id") { row in
+            StoredDelivery(
+                id: try row["id"].decode(Int64.self), notificationId: id, receivedAt: Self.rounded(try row["received"].decode(Date.self)),
+                remoteAddress: try row["remote_address"].decode(String?.self), answeredStatus: try row["answered_status"].decode(Int.self),
+                elapsedMilliseconds: try row["elapsed_ms"].decode(Double.self), forwardResult: try row["forward_result"].decode(String?.self),
+                forwardStatus: try row["forward_status"].decode(Int?.self), forwardMilliseconds: try row["forward_ms"].decode(Double?.self))
+        }
+    }
+
+    public func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery] {
+        var query = FilteredQuery("SELECT * FROM quarantine WHERE TRUE")
+        if let since = filter.since { query.sql += " AND received >= \(query.bind(Self.rounded(since)))" }
+        if let after = filter.afterId { query.sql += " AND id > \(query.bind(after))" }
+        query.sql += " ORDER BY id DESC"
+        if let limit = filter.limit { query.sql += " LIMIT \(max(0, limit))" }
+        return try await rows(query.postgres) { row in
+            QuarantinedDelivery(
+                id: try row["id"].decode(Int64.self), reason: try row["reason"].decode(String.self), detail: try row["detail"].decode(String.self),
+                body: try row["body"].decode(Data.self), bodySize: try row["body_size"].decode(Int.self),
+                truncated: try row["truncated"].decode(Bool.self), notificationUUID: try row["notification_uuid"].decode(String?.self),
+                notificationType: try row["notification_type"].decode(String?.self), receivedAt: Self.rounded(try row["received"].decode(Date.self)),
+                remoteAddress: try row["remote_address"].decode(String?.self), answeredStatus: try row["answered_status"].decode(Int.self),
+                elapsedMilliseconds: try row["elapsed_ms"].decode(Double.self))
+        }.reversed()
+    }
+
+    public func notifications(uuids: Set<String>) async throws -> [StoredNotification] {
+        guard !uuids.isEmpty else { return [] }
+        return try await rows("SELECT * FROM notifications WHERE notification_uuid = ANY(\(uuids.sorted())) ORDER BY id", Self.notification)
+    }
+
+    public func count(concerning transactionIds: Set<String>) async throws -> Int {
+        guard !transactionIds.isEmpty else { return 0 }
+        let ids = transactionIds.sorted()
+        return try await run {
+            let rows = try await self.client.query(
+                "SELECT count(*) FROM notifications WHERE transaction_id = ANY(\(ids)) OR original_transaction_id = ANY(\(ids))",
+                logger: Self.logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
+        let lower = Self.rounded(window.lowerBound)
+        let upper = Self.rounded(window.upperBound)
+        return try await rows(
+            """
+            SELECT * FROM notifications
+            WHERE (signed_date >= \(lower) AND signed_date < \(upper))
+               OR (signed_date IS NULL AND first_received >= \(lower) AND first_received < \(upper))
+            ORDER BY COALESCE(signed_date, first_received), id
+            """, Self.notification)
+    }
+
+    public func replays(uuids: Set<String>) async throws -> [StoredReplay] {
+        guard !uuids.isEmpty else { return [] }
+        return try await rows("SELECT * FROM replays WHERE notification_uuid = ANY(\(uuids.sorted())) ORDER BY id") { row in
+            StoredReplay(
+                id: try row["id"].decode(Int64.self),
+                attempt: ReplayAttempt(
+                    notificationUUID: try row["notification_uuid"].decode(String.self), targetURL: try row["target_url"].decode(String.self),
+                    source: ReplayAttempt.Source(rawValue: try row["source"].decode(String.self)) ?? .store,
+                    command: try row["command"].decode(String.self), sentAt: Self.rounded(try row["sent"].decode(Date.self)),
+                    result: try row["result"].decode(String.self), status: try row["status"].decode(Int?.self),
+                    milliseconds: try row["elapsed_ms"].decode(Double.self)))
+        }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: Support
+
+    /// Runs a query's rows through `make`, with the store's errors.
+    func rows<T>(_ query: PostgresQuery, _ make: @escaping @Sendable (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
+        try await run {
+            var values: [T] = []
+            for try await row in try await self.client.query(query, logger: Self.logger) {
+                values.append(try make(row.makeRandomAccess()))
+            }
+            return values
+        }
+    }
+
+    /// Runs `body`, turning the driver's errors (whose own text hides everything) into the store's.
+    func run<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            throw storeError(error)
+        }
+    }
+
+    func storeError(_ error: any Error) -> any Error {
+        if error is NotificationStoreError { return error }
+        if let error = error as? PSQLError, error.code == .poolClosed { return NotificationStoreError.closed }
+        return NotificationStoreError.unwritable(path: address.redacted, reason: PostgresConnectionSettings.describe(error))
+    }
+
+    static func notification(_ row: PostgresRandomAccessRow) throws -> StoredNotification {
+        StoredNotification(
+            id: try row["id"].decode(Int64.self), notificationUUID: try row["notification_uuid"].decode(String.self),
+            notificationType: try row["notification_type"].decode(String?.self), subtype: try row["subtype"].decode(String?.self),
+            environment: try row["environment"].decode(String?.self), bundleId: try row["bundle_id"].decode(String?.self),
+            appAppleId: try row["app_apple_id"].decode(Int64?.self), transactionId: try row["transaction_id"].decode(String?.self),
+            originalTransactionId: try row["original_transaction_id"].decode(String?.self), productId: try row["product_id"].decode(String?.self),
+            signedDate: try row["signed_date"].decode(Date?.self).map(Self.rounded), verdict: try row["verdict"].decode(String.self),
+            verdictDetail: try row["verdict_detail"].decode(String?.self), rawBody: try row["raw_body"].decode(Data.self),
+            decodedPayload: try row["decoded_payload"].decode(String?.self).map { Data($0.utf8) },
+            firstReceivedAt: Self.rounded(try row["first_received"].decode(Date.self)), lastReceivedAt: Self.rounded(try row["last_received"].decode(Date.self)),
+            remoteAddress: try row["remote_address"].decode(String?.self), answeredStatus: try row["answered_status"].decode(Int.self),
+            elapsedMilliseconds: try row["elapsed_ms"].decode(Double.self), forwardResult: try row["forward_result"].decode(String?.self),
+            forwardStatus: try row["forward_status"].decode(Int?.self), deliveryCount: try row["delivery_count"].decode(Int.self),
+            lastDeliveryId: try row["last_delivery_id"].decode(Int64.self))
+    }
+
+    /// Times are kept to the millisecond, as the SQLite store keeps them; read back through the same
+    /// arithmetic, so that a time comes back equal to the one written.
+    static func rounded(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}
+
+/// A query whose conditions depend on a filter: SQL with numbered placeholders and their values.
+struct FilteredQuery {
+    var sql: String
+    var binds = PostgresBindings()
+
+    init(_ sql: String) { self.sql = sql }
+
+    /// Adds a value and gives its placeholder.
+    mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> String {
+        binds.append(value)
+        return "$\(binds.count)"
+    }
+
+    var postgres: PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: binds) }
+}
+
+struct StoreFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import PostgresNIO
+@testable import PostgresStore
+import Testing
+import WebhookStore
+
+/// What only the server store does: its migrations, and errors that name the server but never the password.
+@Suite struct PostgresStoreTests {
+    func delivery(_ uuid: String) -> NotificationDelivery {
+        NotificationDelivery(notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"\#(uuid)"}"#.utf8), verdict: "verified", receivedAt: Date())
+    }
+
+    @Test func anEmptyDatabaseIsMigratedToTheLatestVersion() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let store = try await PostgresNotificationStore.open(database.address)
+        #expect(try await store.schemaVersion() == PostgresSchema.version)
+        #expect(PostgresSchema.version >= 2)
+        #expect(try await store.record(delivery("a")).deliveryCount == 1)
+        try await store.close()
+        // Opening again changes nothing and keeps what is there.
+        let reopened = try await PostgresNotificationStore.open(database.address)
+        #expect(try await reopened.notifications(uuids: ["a"]).count == 1)
+        try await reopened.close()
+    }
+
+    @Test func aDatabaseOfThePreviousVersionIsMigratedKeepingItsNotifications() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let old = try await PostgresNotificationStore.open(database.address, schemaVersion: PostgresSchema.version - 1)
+        #expect(try await old.schemaVersion() == PostgresSchema.version - 1)
+        _ = try await old.record(delivery("kept"))
+        try await old.close()
+        let store = try await PostgresNotificationStore.open(database.address)
+        #expect(try await store.schemaVersion() == PostgresSchema.version)
+        #expect(try await store.notifications(uuids: ["kept"]).count == 1)
+        _ = try await store.recordReplay(ReplayAttempt(
+            notificationUUID: "kept", targetURL: "http://x", source: .store, command: "replay", sentAt: Date(), result: "HTTP 200", status: 200, milliseconds: 1))
+        #expect(try await store.replays(uuids: ["kept"]).count == 1)
+        try await store.close()
+    }
+
+    @Test func processesStartingTogetherMigrateOnce() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let stores = try await withThrowingTaskGroup(of: PostgresNotificationStore.self) { group in
+            for _ in 0..<4 { group.addTask { try await PostgresNotificationStore.open(database.address) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(stores.count == 4)
+        for store in stores {
+            #expect(try await store.schemaVersion() == PostgresSchema.version)
+            try await store.close()
+        }
+    }
+
+    @Test func aDatabaseOfANewerSchemaIsRefused() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let store = try await PostgresNotificationStore.open(database.address)
+        try await store.setSchemaVersionForTesting(99)
+        try await store.close()
+        await #expect(throws: NotificationStoreError.newerSchema(path: database.address.redacted, version: 99, known: PostgresSchema.version)) {
+            _ = try await PostgresNotificationStore.open(database.address)
+        }
+    }
+
+    /// docs/team.md's role for agents who may read but not write: it opens a migrated store and
+    /// reads it; a write is refused with the server's reason.
+    @Test func aReadOnlyRoleReadsButCannotWrite() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let owner = try await PostgresNotificationStore.open(database.address)
+        _ = try await owner.record(delivery("visible"))
+        try await owner.close()
+        let role = "iapdesk_reader_" + UUID().uuidString.prefix(8).lowercased()
+        var onDatabase = database.address
+        onDatabase.database = database.address.database
+        try await TestPostgres.admin(database.server) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN"), logger: PostgresNotificationStore.logger)
+        }
+        try await TestPostgres.admin(onDatabase) { connection in
+            for statement in [
+                "GRANT USAGE ON SCHEMA public TO \(role)", "GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)",
+            ] {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: PostgresNotificationStore.logger)
+            }
+        }
+        var reader = database.address
+        reader.username = role
+        let store = try await PostgresNotificationStore.open(reader)
+        #expect(try await store.notifications(NotificationFilter()).map(\.notificationUUID) == ["visible"])
+        let refused = await #expect(throws: NotificationStoreError.self) { _ = try await store.record(delivery("not-allowed")) }
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("permission denied"))
+        try await store.close()
+        await database.drop()
+        try? await TestPostgres.admin(database.server) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP ROLE IF EXISTS \(role)"), logger: PostgresNotificationStore.logger)
+        }
+    }
+
+    @Test func errorsNameTheServerButNeverThePassword() async throws {
+        let server = try await TestPostgres.address()
+        // Nothing listens on port 1.
+        var unreachable = try PostgresAddress(parsing: "postgres://agent:s3cret-pw@127.0.0.1:1/iapdesk")
+        unreachable.tls = .disable
+        let refused = await #expect(throws: NotificationStoreError.self) { _ = try await PostgresNotificationStore.open(unreachable) }
+        let refusedText = refused.map { "\($0)" } ?? ""
+        #expect(refusedText.contains("postgres://agent@127.0.0.1:1/iapdesk"))
+        #expect(refusedText.contains("cannot connect"))
+        #expect(!refusedText.contains("s3cret"))
+        // A database that does not exist: the server's own words.
+        var missing = server
+        missing.database = "iapdesk_no_such_database"
+        missing.password = "s3cret-pw"
+        let absent = await #expect(throws: NotificationStoreError.self) { _ = try await PostgresNotificationStore.open(missing) }
+        let absentText = absent.map { "\($0)" } ?? ""
+        #expect(absentText.contains("iapdesk_no_such_database"))
+        #expect(absentText.contains("does not exist"))
+        #expect(!absentText.contains("s3cret"))
+    }
+}
+
+/// Reading `--store`, `IAPDESK_STORE` and the profile's `store`.
+@Suite struct StoreLocationTests {
+    @Test func aPathIsAFileAndAPostgresURLIsAServer() throws {
+        #expect(try StoreLocation(parsing: "/var/lib/iapdesk/n.sqlite") == .file(path: "/var/lib/iapdesk/n.sqlite"))
+        #expect(try StoreLocation(parsing: " relative/n.sqlite ") == .file(path: "relative/n.sqlite"))
+        let location = try StoreLocation(parsing: "postgres://sam:p%40ss@db.example.com:6432/support?sslmode=require")
+        guard case .postgres(let address) = location else {
+            Issue.record("not a server: \(location)")
+            return
+        }
+        #expect(address.host == "db.example.com")
+        #expect(address.port == 6432)
+        #expect(address.username == "sam")
+        #expect(address.password == "p@ss")
+        #expect(address.database == "support")
+        #expect(address.tls == .require)
+        #expect(location.description == "postgres://sam@db.example.com:6432/support?sslmode=require")
+        #expect(location.isShared)
+        #expect(try StoreLocation(parsing: "postgresql://sam@db/support").description == "postgres://sam@db:5432/support")
+    }
+
+    @Test func loopbackAndSocketsNeedNoTLSAndThePasswordMayComeFromPGPASSWORD() throws {
+        let local = try PostgresAddress(parsing: "postgres://sam@127.0.0.1/support", environment: ["PGPASSWORD": "from-env"])
+        #expect(local.tls == .disable)
+        #expect(local.password == "from-env")
+        let socket = try PostgresAddress(parsing: "postgres://sam@/support?host=/var/run/postgresql", environment: [:])
+        #expect(socket.socketFolder == "/var/run/postgresql")
+        #expect(socket.host == nil)
+        #expect(socket.password == nil)
+        #expect(socket.redacted == "postgres://sam@:5432/support?host=/var/run/postgresql&sslmode=disable")
+    }
+
+    @Test func aWrongStoreSaysWhatIsWrongWithoutEchoingIt() {
+        func error(_ text: String) -> String {
+            do {
+                _ = try StoreLocation(parsing: text)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(error("") == "the store is empty: give a file path or a postgres:// URL")
+        #expect(error("mysql://sam:pw@db/support").contains("must start with postgres://"))
+        #expect(error("postgres://sam:pw@db.example.com") .contains("names no database"))
+        #expect(error("postgres://:pw@db.example.com/support").contains("names no user"))
+        #expect(error("postgres://sam:pw@db.example.com:99999/support").contains("port"))
+        #expect(error("postgres://sam:pw@db/support?sslmode=maybe").contains("sslmode must be one of"))
+        #expect(error("postgres://sam:pw@db/support?timeout=3").contains("unknown parameter timeout"))
+        let unreadable = error("postgres://sam:hunter2@db:abc/support")
+        #expect(unreadable.contains("cannot be read"))
+        #expect(!unreadable.contains("hunter2"))
+    }
+}
