@@ -25,6 +25,8 @@ public final class DemoServer: Sendable {
         public var seed: UInt64 = DemoDataset.defaultSeed
         /// The moment the dataset is built around; defaults to now.
         public var anchor: Date?
+        /// Keep every signed string served, for `servedSignatures()` (tests).
+        public var recordsServedSignatures = false
         public var logger = Logger(label: "iapdesk.demo")
 
         public init() {}
@@ -63,6 +65,10 @@ public final class DemoServer: Sendable {
         set { store.webhook = newValue }
     }
 
+    /// Every JWS served so far (answers and deliveries), in order, when the configuration asked to
+    /// record them: what a client shows can be compared with exactly what the server signed.
+    public func servedSignatures() -> [String] { store.servedSignatures }
+
     /// Makes the coming deliveries of new notifications fail in this cycle (TEST notifications never do).
     public func injectDeliveryFaults(_ pattern: [DeliveryFault]) { store.deliveryFaults.set(pattern) }
 
@@ -86,7 +92,7 @@ public final class DemoServer: Sendable {
         let dataset = DemoDataset.build(anchor: anchor, signer: authority.signer, seed: configuration.seed)
         let store = DemoStore(
             dataset: dataset, signer: authority.signer, webhookURL: configuration.webhookURL,
-            corruptSignatures: configuration.faults.badSignatures, clock: { Date() })
+            corruptSignatures: configuration.faults.badSignatures, recordsServed: configuration.recordsServedSignatures, clock: { Date() })
         let key = configuration.signingKey ?? P256.Signing.PrivateKey()
         let authenticator = await RequestAuthenticator(
             publicKey: try ES256PublicKey(backing: key.publicKey), keyId: keyId, issuerId: issuerId, bundleId: DemoCatalog.bundleId)

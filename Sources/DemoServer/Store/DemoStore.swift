@@ -12,10 +12,16 @@ final class DemoStore: Sendable {
     let clock: @Sendable () -> Date
     /// Fault injection: every JWS served has one signature byte changed.
     let corruptSignatures: Bool
+    /// Every JWS as it went out, when asked for (tests compare what a client kept with it).
+    private let servedLog: Mutex<[String]>?
 
-    init(dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, clock: @escaping @Sendable () -> Date) {
+    init(
+        dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, recordsServed: Bool = false,
+        clock: @escaping @Sendable () -> Date
+    ) {
         self.state = Mutex(dataset)
         self.corruptSignatures = corruptSignatures
+        self.servedLog = recordsServed ? Mutex([]) : nil
         self.signer = signer
         self.webhookURL = Mutex(webhookURL)
         self.clock = clock
@@ -71,7 +77,7 @@ final class DemoStore: Sendable {
     /// nested in it (transaction, renewal info, app transaction) are altered as well, so a client
     /// that checks only the outer signature, or decodes the nested ones on their own, still sees the fault.
     func servedNotification(_ jws: String) -> String {
-        guard corruptSignatures else { return jws }
+        guard corruptSignatures else { return logged(jws) }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Base64URL.decode(parts[1]), let json = try? JSONValue.parse(payload) else {
             return served(jws)
@@ -95,11 +101,19 @@ final class DemoStore: Sendable {
 
     /// A stored JWS as it goes out: altered when the bad-signature fault is on.
     func served(_ jws: String) -> String {
-        guard corruptSignatures, let dot = jws.lastIndex(of: "."), jws.index(after: dot) < jws.endIndex else { return jws }
+        guard corruptSignatures, let dot = jws.lastIndex(of: "."), jws.index(after: dot) < jws.endIndex else { return logged(jws) }
         var characters = Array(jws)
         let position = jws.distance(from: jws.startIndex, to: jws.index(after: dot)) + 3
-        guard position < characters.count else { return jws }
+        guard position < characters.count else { return logged(jws) }
         characters[position] = characters[position] == "A" ? "B" : "A"
-        return String(characters)
+        return logged(String(characters))
     }
+
+    private func logged(_ jws: String) -> String {
+        servedLog?.withLock { $0.append(jws) }
+        return jws
+    }
+
+    /// What `served` and `servedNotification` handed out so far (empty unless recording).
+    var servedSignatures: [String] { servedLog?.withLock { $0 } ?? [] }
 }
