@@ -14,11 +14,16 @@ final class DemoStore: Sendable {
     let corruptSignatures: Bool
     /// Every JWS as it went out, when asked for (tests compare what a client kept with it).
     private let servedLog: Mutex<[String]>?
+    /// Where accepted writes are kept when the demo keeps its state between runs.
+    let journal: DemoJournal?
+    /// Deliveries still on their way (a process that keeps its state lets them land before it ends).
+    let deliveries = Mutex<[UUID: Task<Void, Never>]>([:])
 
     init(
         dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, recordsServed: Bool = false,
-        clock: @escaping @Sendable () -> Date
+        journal: DemoJournal? = nil, clock: @escaping @Sendable () -> Date
     ) {
+        self.journal = journal
         self.state = Mutex(dataset)
         self.corruptSignatures = corruptSignatures
         self.servedLog = recordsServed ? Mutex([]) : nil
@@ -41,6 +46,39 @@ final class DemoStore: Sendable {
             var data = dataset[environment]
             defer { dataset[environment] = data }
             return try body(&data)
+        }
+    }
+
+    /// Keeps an accepted write in the journal before it is applied; a write that cannot be kept is
+    /// answered 500 and not applied, so what was answered and what is kept never differ.
+    func keep(_ entry: DemoJournalEntry) throws(DemoAPIError) {
+        guard let journal else { return }
+        do {
+            try journal.append(entry)
+        } catch {
+            throw DemoAPIError(5_000_000, "An unknown error occurred. (The demo could not keep this write: \(error))")
+        }
+    }
+
+    /// Runs `work` in the background, tracked until it ends.
+    func track(_ work: @escaping @Sendable () async -> Void) {
+        let id = UUID()
+        // Added under the lock the task's own removal takes, so the removal always comes second.
+        deliveries.withLock { running in
+            running[id] = Task.detached { [weak self] in
+                await work()
+                _ = self?.deliveries.withLock { $0.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for tracked work to end.
+    func drain(timeout: TimeInterval) async {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let running = deliveries.withLock { Array($0.values) }
+            if running.isEmpty { return }
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
     }
 
