@@ -25,6 +25,12 @@ public final class DemoServer: Sendable {
         public var seed: UInt64 = DemoDataset.defaultSeed
         /// The moment the dataset is built around; defaults to now.
         public var anchor: Date?
+        /// Keep every signed string served, for `servedSignatures()` (tests).
+        public var recordsServedSignatures = false
+        /// A folder to keep the demo's state in between runs (see `DemoStateFolder`): its anchor and
+        /// signing chain are made once, and the writes it accepts are journaled and replayed at the
+        /// next start. `anchor` is then ignored. Nil: a fresh dataset every run.
+        public var stateFolder: String?
         public var logger = Logger(label: "iapdesk.demo")
 
         public init() {}
@@ -48,6 +54,10 @@ public final class DemoServer: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs
+    /// What a demo keeping its state started from; nil for a fresh one.
+    public let keptState: DemoKeptState?
+    /// Held while the server runs, so `demo --reset` does not remove the state it writes to.
+    private let inUse: LockedFile?
 
     public var baseURL: URL { environment == .sandbox ? sandboxURL : productionURL }
     public var seedURL: URL { baseURL.appendingPathComponent("demo/seed-ids.json") }
@@ -62,6 +72,10 @@ public final class DemoServer: Sendable {
         get { store.webhook }
         set { store.webhook = newValue }
     }
+
+    /// Every JWS served so far (answers and deliveries), in order, when the configuration asked to
+    /// record them: what a client shows can be compared with exactly what the server signed.
+    public func servedSignatures() -> [String] { store.servedSignatures }
 
     /// Makes the coming deliveries of new notifications fail in this cycle (TEST notifications never do).
     public func injectDeliveryFaults(_ pattern: [DeliveryFault]) { store.deliveryFaults.set(pattern) }
@@ -78,15 +92,36 @@ public final class DemoServer: Sendable {
 
     /// Builds the dataset, binds the port and returns once the server accepts connections.
     public static func start(_ configuration: Configuration = Configuration()) async throws -> DemoServer {
-        let anchor = configuration.anchor ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
-        let authority = try SigningCertificateAuthority(
-            // Starts before the oldest signed date in the dataset (notification history reaches 180 days back).
-            validFrom: anchor.addingTimeInterval(-5 * 365 * 86_400), validUntil: anchor.addingTimeInterval(10 * 365 * 86_400),
-            name: "iapdesk Demo")
-        let dataset = DemoDataset.build(anchor: anchor, signer: authority.signer, seed: configuration.seed)
+        var anchor = configuration.anchor ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let authority: SigningCertificateAuthority
+        var opened: DemoStateFolder.Opened?
+        if let path = configuration.stateFolder {
+            let folder = try DemoStateFolder(path: path).open(now: Date())
+            anchor = folder.anchor
+            authority = folder.authority
+            opened = folder
+        } else {
+            authority = try signingAuthority(anchor: anchor)
+        }
+        var dataset = DemoDataset.build(anchor: anchor, signer: authority.signer, seed: configuration.seed)
+        var kept: DemoKeptState?
+        if let opened {
+            let read: (entries: [DemoJournalEntry], skipped: [DemoJournal.Skipped])
+            do {
+                read = try opened.journal.read()
+            } catch {
+                opened.inUse.close()
+                throw error
+            }
+            for entry in read.entries { dataset[entry.environment].apply(entry) }
+            kept = DemoKeptState(
+                path: configuration.stateFolder ?? "", anchor: anchor, replayed: read.entries.count,
+                skipped: read.skipped.map { ($0.line, $0.reason) }, journalPath: opened.journal.path)
+        }
         let store = DemoStore(
             dataset: dataset, signer: authority.signer, webhookURL: configuration.webhookURL,
-            corruptSignatures: configuration.faults.badSignatures, clock: { Date() })
+            corruptSignatures: configuration.faults.badSignatures, recordsServed: configuration.recordsServedSignatures,
+            journal: opened?.journal, clock: { Date() })
         let key = configuration.signingKey ?? P256.Signing.PrivateKey()
         let authenticator = await RequestAuthenticator(
             publicKey: try ES256PublicKey(backing: key.publicKey), keyId: keyId, issuerId: issuerId, bundleId: DemoCatalog.bundleId)
@@ -121,20 +156,32 @@ public final class DemoServer: Sendable {
         for await bound in portStream { port = bound }
         guard port > 0 else {
             task.cancel()
+            opened?.inUse.close()
             throw DemoServerError.couldNotBind(host: configuration.host, port: configuration.port)
         }
+        api.resumePendingWork()
         return DemoServer(
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,
             sandboxURL: URL(string: "http://\(configuration.host):\(port)/sandbox")!,
             environment: configuration.environment, signingKey: key, rootCertificateDER: authority.rootDER, port: port,
-            store: store, faults: faults, group: group, task: task, seeds: seeds)
+            store: store, faults: faults, group: group, task: task, seeds: seeds, keptState: kept, inUse: opened?.inUse)
+    }
+
+    /// The chain the demo signs with: valid from before the oldest signed date in the dataset
+    /// (notification history reaches 180 days back) to long after.
+    static func signingAuthority(anchor: Date) throws -> SigningCertificateAuthority {
+        try SigningCertificateAuthority(
+            validFrom: anchor.addingTimeInterval(-5 * 365 * 86_400), validUntil: anchor.addingTimeInterval(10 * 365 * 86_400),
+            name: "iapdesk Demo")
     }
 
     private init(
         productionURL: URL, sandboxURL: URL, environment: AppStoreEnvironment, signingKey: P256.Signing.PrivateKey,
         rootCertificateDER: Data, port: Int, store: DemoStore, faults: FaultInjector, group: ServiceGroup, task: Task<Void, any Error>,
-        seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs
+        seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs, keptState: DemoKeptState?, inUse: LockedFile?
     ) {
+        self.keptState = keptState
+        self.inUse = inUse
         self.productionURL = productionURL
         self.sandboxURL = sandboxURL
         self.environment = environment
@@ -152,8 +199,12 @@ public final class DemoServer: Sendable {
     /// so requests held by them do not hold the stop.
     public func stop() async {
         faults.stop()
+        // Deliveries under way land first when the state is kept: their results are part of it
+        // (a test notification's status is asked for by the next run).
+        if keptState != nil { await store.drain(timeout: 10) }
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        inUse?.close()
     }
 
     public func seedIDs(_ environment: AppStoreEnvironment? = nil) -> DemoSeedIDs { seeds(environment ?? self.environment) }

@@ -24,14 +24,17 @@ import Testing
         return folder.appendingPathComponent("iapdesk")
     }
 
-    /// The binary ready to run with `arguments`, a config folder of its own unless `environment`
-    /// names one, and pipes for its output; stdin is empty.
+    /// The binary ready to run with `arguments`, config and state folders of its own unless
+    /// `environment` names them, and pipes for its output; stdin is empty.
     static func process(_ arguments: [String], environment: [String: String] = [:]) -> (process: Process, out: Pipe, err: Pipe) {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         var env = ["HOME": FileManager.default.temporaryDirectory.path, "COLUMNS": "160", "PATH": "/usr/bin:/bin"]
         env["XDG_CONFIG_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-\(UUID().uuidString)").path
+        // A state folder of its own too (audit ledger, the demo's kept state): runs never share one
+        // unless a test passes the same XDG_STATE_HOME to each.
+        env["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

@@ -88,6 +88,27 @@ public struct SigningCertificateAuthority: Sendable {
         self.leafKey = leafKey
     }
 
+    /// A chain saved earlier (its `x5c` and `leafKeyPEM`), signing as it did: data it signed in
+    /// an earlier run still verifies against the same root.
+    public init(x5c: [String], leafKeyPEM: String) throws {
+        let certificates = try x5c.map { text -> Certificate in
+            guard let der = Data(base64Encoded: text) else { throw SigningChainError.notBase64 }
+            return try Certificate(derEncoded: Array(der))
+        }
+        guard certificates.count == 3 else { throw SigningChainError.notThreeCertificates(certificates.count) }
+        let key = try P256.Signing.PrivateKey(pemRepresentation: leafKeyPEM)
+        guard P256.Signing.PublicKey(certificates[0].publicKey)?.derRepresentation == key.publicKey.derRepresentation else {
+            throw SigningChainError.keyIsNotTheLeafs
+        }
+        leaf = certificates[0]
+        intermediate = certificates[1]
+        root = certificates[2]
+        leafKey = key
+    }
+
+    /// The leaf's private key as PEM, to save the chain (never printed).
+    public var leafKeyPEM: String { leafKey.pemRepresentation }
+
     /// Apple's marker: non-critical, value ASN.1 NULL.
     private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {
         Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
@@ -106,4 +127,19 @@ public struct SigningCertificateAuthority: Sendable {
     public var x5c: [String] { [leaf, intermediate, root].map { Self.der($0).base64EncodedString() } }
 
     public var signer: JWSSigner { JWSSigner(key: leafKey, x5c: x5c) }
+}
+
+/// Why a saved signing chain cannot be used again.
+public enum SigningChainError: Error, CustomStringConvertible {
+    case notBase64
+    case notThreeCertificates(Int)
+    case keyIsNotTheLeafs
+
+    public var description: String {
+        switch self {
+        case .notBase64: return "a certificate of the chain is not base64"
+        case .notThreeCertificates(let count): return "the chain has \(count) certificates, not 3"
+        case .keyIsNotTheLeafs: return "the key is not the leaf certificate's"
+        }
+    }
 }

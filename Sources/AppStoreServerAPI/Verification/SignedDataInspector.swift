@@ -10,12 +10,12 @@ public enum SignedDataInspector {
             let header = try? jws.header()
             do {
                 let payload = try AppStoreJSON.decode(T.self, from: raw)
-                return VerifiedPayload(payload: payload, rawPayload: raw, header: header, status: .notChecked(reason), chainSubjects: [])
+                return VerifiedPayload(payload: payload, rawPayload: raw, header: header, status: .notChecked(reason), chainSubjects: [], signed: text)
             } catch {
-                return VerifiedPayload(payload: nil, rawPayload: raw, header: header, status: .failed(.undecodablePayload(error)), chainSubjects: [])
+                return VerifiedPayload(payload: nil, rawPayload: raw, header: header, status: .failed(.undecodablePayload(error)), chainSubjects: [], signed: text)
             }
         } catch {
-            return VerifiedPayload(payload: nil, rawPayload: nil, header: nil, status: .failed(error), chainSubjects: [])
+            return VerifiedPayload(payload: nil, rawPayload: nil, header: nil, status: .failed(error), chainSubjects: [], signed: text)
         }
     }
 

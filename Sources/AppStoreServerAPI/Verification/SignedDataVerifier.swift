@@ -195,7 +195,7 @@ public struct SignedDataVerifier: Sendable {
         var subjects: [String] = []
         var checks: [VerificationCheck] = []
         func result(_ status: VerificationStatus) -> VerifiedPayload<Payload> {
-            VerifiedPayload(payload: payload, rawPayload: rawPayload, header: header, status: status, chainSubjects: subjects, checks: checks)
+            VerifiedPayload(payload: payload, rawPayload: rawPayload, header: header, status: status, chainSubjects: subjects, checks: checks, signed: text)
         }
         let decoded: Payload
         let jws: CompactJWS

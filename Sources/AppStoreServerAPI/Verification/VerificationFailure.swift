@@ -67,6 +67,9 @@ public enum VerificationStatus: Sendable, Equatable {
 /// could be decoded, even when verification failed, so it can be inspected; check `status` first.
 public struct VerifiedPayload<Payload: Sendable>: Sendable {
     public let payload: Payload?
+    /// The signed string itself (the compact JWS exactly as it arrived), kept beside what it says:
+    /// the same string value, never re-encoded. Nil when made without one (tests, benchmarks).
+    public let signed: String?
     /// The payload's JSON exactly as signed.
     public let rawPayload: Data?
     public let header: JWSHeader?
@@ -80,9 +83,10 @@ public struct VerifiedPayload<Payload: Sendable>: Sendable {
 
     public init(
         payload: Payload?, rawPayload: Data?, header: JWSHeader?, status: VerificationStatus, chainSubjects: [String],
-        checks: [VerificationCheck] = []
+        checks: [VerificationCheck] = [], signed: String? = nil
     ) {
         self.payload = payload
+        self.signed = signed
         self.rawPayload = rawPayload
         self.header = header
         self.status = status

@@ -114,6 +114,19 @@ public final class EffectRunner: Sendable {
                     describe: { response in response.effectiveDate.map { "renews \(DisplayFormat.iso($0))" } })
                 post(.extended(request: request, result))
             }
+        case .finishTransaction(let request, let target):
+            let identifier = makeIdentifier()
+            spawn(request) { services, post in
+                let scoped = services.scoped(to: target.environment)
+                guard let writes = scoped.writes else {
+                    post(.transactionFinished(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
+                    return
+                }
+                let result = await LedgeredWriter.send(
+                    target.endpoint, requestIdentifier: identifier, write: .finishTransaction, subject: target.subject,
+                    client: scoped.client, context: writes)
+                post(.transactionFinished(request: request, result))
+            }
         case .countExtensions(let request, let originalTransactionId, let environment):
             spawn(request) { services, post in
                 post(.extensionsCounted(request: request, await Self.countExtensions(originalTransactionId, services.scoped(to: environment))))

@@ -57,6 +57,7 @@ extension ConsoleState {
 enum TransactionsPane {
     static let description = PaneDescription(
         pane: .transactions, title: "Transactions", shortTitle: "History", rowNoun: "transactions",
+        commands: [FinishReducer.paneCommand],
         colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .transactions)?.payload?.transactionId },

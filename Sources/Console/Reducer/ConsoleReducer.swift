@@ -58,6 +58,9 @@ public enum ConsoleReducer {
             return []
         case .extended(let request, let result):
             return WriteResultReducer.extended(&state, request: request, result)
+        case .transactionFinished(let request, let result):
+            FinishReducer.finished(&state, request: request, result)
+            return []
         case .writeResolved(let identifier, let result):
             UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
             return []
@@ -164,7 +167,7 @@ public enum ConsoleReducer {
     /// Stops every read in flight. A write is never cut off: it may already be with Apple, and
     /// cancelling it would only hide its outcome, so it runs to its answer (or its deadline).
     static func cancelAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        let requests = state.inFlight.keys.filter { state.extensionsInFlight[$0] == nil }.sorted()
+        let requests = state.inFlight.keys.filter { state.extensionsInFlight[$0] == nil && state.finishesInFlight[$0] == nil }.sorted()
         for request in requests {
             state.inFlight[request] = nil
             state.progress[request] = nil
@@ -174,6 +177,9 @@ public enum ConsoleReducer {
         if !requests.isEmpty { words.append("Cancelled \(DisplayFormat.count(requests.count, "request")).") }
         if !state.extensionsInFlight.isEmpty {
             words.append("An extension already sent cannot be stopped: its result will show here.")
+        }
+        if !state.finishesInFlight.isEmpty {
+            words.append("A Finish Transaction already sent cannot be stopped: its result will show here.")
         }
         toast(&state, words.joined(separator: " "), lasting: 60)
         return requests.map { .cancel(request: $0) }

@@ -47,7 +47,8 @@ enum CustomerReducer {
         state.focus = .content
         state.lastError = nil
         state.extendForm = nil
-        if state.overlay == .extend { state.overlay = nil }
+        state.finishConfirmation = nil
+        if state.overlay == .extend || state.overlay == .finishTransaction { state.overlay = nil }
         // Every pane showing the customer forgets the last one.
         for pane in Panes.all where pane.showsCustomer {
             pane.reset(&state)

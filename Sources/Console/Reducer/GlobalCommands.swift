@@ -17,6 +17,9 @@ extension CommandID {
 enum GlobalCommands {
     /// q waits for a write's answer; Ctrl-C always quits.
     static func writeInFlight(_ state: ConsoleState) -> String? {
+        if state.extensionsInFlight.isEmpty, !state.finishesInFlight.isEmpty {
+            return "A Finish Transaction is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger."
+        }
         guard !state.extensionsInFlight.isEmpty else { return nil }
         return "An extension is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger and is re-sent with its identifier at the next start."
     }

@@ -29,7 +29,7 @@ enum OverlayCommands {
         },
         ConsoleCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
                        inFooter: true, footerLabel: "Close", perform: close),
-    ] + ExtendReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
+    ] + ExtendReducer.commands + FinishReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
 
     /// The context of the dialog on screen.
     static func context(_ state: ConsoleState) -> ActionContext? {
@@ -38,6 +38,7 @@ enum OverlayCommands {
         case .message?: return .message
         case .doctor?: return .doctor
         case .extend?: return state.extendForm?.confirming == true ? .extendConfirm : .extendForm
+        case .finishTransaction?: return .finishConfirm
         case .unresolvedWrite?: return .unresolvedWrite
         case nil: return nil
         }

@@ -25,6 +25,7 @@ public enum ConsoleAction: Sendable {
     /// A request identifier made for the extension about to be confirmed.
     case extensionPrepared(requestIdentifier: String)
     case extended(request: Int, WriteResult<ExtendRenewalDateResponse>)
+    case transactionFinished(request: Int, WriteResult<NoContent>)
     /// A write of an earlier session was closed by the agent (or could not be).
     case writeResolved(requestIdentifier: String, Result<Void, DisplayError>)
     case testRequested(request: Int, Result<String, DisplayError>)
@@ -48,6 +49,8 @@ public enum ConsoleEffect: Sendable, Equatable {
     /// Makes a request identifier for the extension form (identity comes from outside the reducer).
     case prepareExtension
     case extend(request: Int, ExtendTarget)
+    /// Sends a confirmed Finish Transaction through the ledger (the runner makes its identifier).
+    case finishTransaction(request: Int, FinishTarget)
     /// Records that the agent closed an earlier write with no known outcome.
     case resolveWrite(UnresolvedWrite, note: String)
     case requestTestNotification(request: Int)

@@ -138,6 +138,8 @@ public enum Overlay: Sendable, Equatable {
     case message
     /// The report of `:doctor`.
     case doctor
+    /// The confirmation of a Finish Transaction.
+    case finishTransaction
 }
 
 public struct ToastMessage: Sendable, Equatable {
@@ -188,6 +190,10 @@ public struct ConsoleState: Sendable {
     public var unresolvedWrites: [UnresolvedWrite] = []
     /// Extensions on their way, by request: what each is for, to report its result in words.
     public var extensionsInFlight: [Int: SentExtension] = [:]
+    /// The Finish Transaction waiting for the agent's confirmation.
+    public var finishConfirmation: FinishTarget?
+    /// Finish Transactions on their way, by request.
+    public var finishesInFlight: [Int: FinishTarget] = [:]
 
     /// Which keys trigger which commands (the config file may rebind them).
     public var keymap = Keymap.standard

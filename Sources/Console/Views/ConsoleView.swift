@@ -27,6 +27,7 @@ public enum ConsoleView {
         switch state.overlay {
         case .help: HelpOverlay.render(state, theme, area, &buffer)
         case .extend: ExtendOverlay.render(state, theme, area, &buffer)
+        case .finishTransaction: FinishOverlay.render(state, theme, area, &buffer)
         case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
         case .message: MessageOverlay.render(state, theme, area, &buffer)
         case .doctor: DoctorOverlay.render(state, theme, area, &buffer)

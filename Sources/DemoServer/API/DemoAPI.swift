@@ -25,6 +25,11 @@ struct DemoAPI: Sendable {
         self.subscriptions = SubscriptionRoutes(store: store, notifications: notifications)
     }
 
+    /// Work an earlier run left under way (a mass extension it did not see complete).
+    func resumePendingWork() {
+        subscriptions.resumeMassExtensions()
+    }
+
     /// Paths under `/sandbox` are served from the Sandbox data; all others from Production.
     func handle(_ incoming: DemoRequest) async -> DemoResponse {
         var request = incoming

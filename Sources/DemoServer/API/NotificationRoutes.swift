@@ -79,8 +79,13 @@ struct NotificationRoutes: Sendable {
         let note = DemoNotification(
             uuid: payload.notificationUUID!, type: .test, subtype: nil, signedDate: payload.signedDate!, signedPayload: signed,
             attempts: [], customer: nil)
-        try store.write(environment) { data throws(DemoAPIError) in data.testNotifications[token] = note }
-        deliver(signed, to: url, environment: environment) { data, attempt in data.testNotifications[token]?.attempts.append(attempt) }
+        try store.write(environment) { data throws(DemoAPIError) in
+            var entry = DemoJournalEntry(.testNotification, environment, at: note.signedDate, id: token)
+            entry.notification = JournaledNotification(note)
+            try store.keep(entry)
+            data.testNotifications[token] = note
+        }
+        deliver(signed, to: url, environment: environment, target: .test(token))
         return .json(SendTestNotificationResponse(testNotificationToken: token))
     }
 
@@ -113,8 +118,8 @@ struct NotificationRoutes: Sendable {
         append(payload, environment: environment, customer: customer)
     }
 
-    func publishSummary(_ summary: NotificationSummary, environment: AppStoreEnvironment) {
-        var payload = NotificationPayload.demo(.renewalExtension, .summary, uuid: UUID().uuidString.lowercased(), signedDate: store.clock())
+    func publishSummary(_ summary: NotificationSummary, environment: AppStoreEnvironment, uuid: String) {
+        var payload = NotificationPayload.demo(.renewalExtension, .summary, uuid: uuid, signedDate: store.clock())
         payload.summary = summary
         append(payload, environment: environment, customer: nil)
     }
@@ -125,21 +130,32 @@ struct NotificationRoutes: Sendable {
         let note = DemoNotification(
             uuid: uuid, type: payload.notificationType!, subtype: payload.subtype, signedDate: payload.signedDate!,
             signedPayload: signed, attempts: [], customer: customer)
-        try? store.write(environment) { data throws(DemoAPIError) in data.notifications.append(note) }
-        guard let url = store.webhook else { return }
-        deliver(signed, to: url, environment: environment, fault: store.deliveryFaults.next()) { data, attempt in
-            if let index = data.notifications.lastIndex(where: { $0.uuid == uuid }) { data.notifications[index].attempts.append(attempt) }
+        let added = try? store.write(environment) { data throws(DemoAPIError) -> Bool in
+            // Published twice (a summary by two processes sharing the kept state): kept once.
+            guard !data.notifications.contains(where: { $0.uuid == uuid }) else { return false }
+            var entry = DemoJournalEntry(.notification, environment, at: note.signedDate, id: uuid)
+            entry.notification = JournaledNotification(note)
+            try store.keep(entry)
+            data.addNotification(note)
+            return true
         }
+        guard added == true, let url = store.webhook else { return }
+        deliver(signed, to: url, environment: environment, target: .notification(uuid), fault: store.deliveryFaults.next())
+    }
+
+    /// Whose send attempts a delivery adds to.
+    enum AttemptTarget {
+        case notification(String)
+        case test(String)
     }
 
     /// POSTs in the background and records the real outcome as a send attempt.
     private func deliver(
-        _ signed: String, to url: URL, environment: AppStoreEnvironment, fault: DeliveryFault = .none,
-        record: @escaping @Sendable (inout DemoEnvironmentData, SendAttemptItem) -> Void
+        _ signed: String, to url: URL, environment: AppStoreEnvironment, target: AttemptTarget, fault: DeliveryFault = .none
     ) {
         let store = self.store
         let sender = self.sender
-        Task.detached {
+        store.track {
             let attemptDate = store.clock()
             let result: SendAttemptResult
             switch fault {
@@ -154,8 +170,21 @@ struct NotificationRoutes: Sendable {
                 try? await Task.sleep(for: .seconds(2))
                 result = await sender.deliver(signedPayload: store.servedNotification(signed), to: url)
             }
+            let attempt = SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result)
             try? store.write(environment) { data throws(DemoAPIError) in
-                record(&data, SendAttemptItem(attemptDate: attemptDate, sendAttemptResult: result))
+                var entry = DemoJournalEntry(.sendAttempt, environment, at: attemptDate)
+                entry.attempt = attempt
+                switch target {
+                case .notification(let uuid):
+                    entry.id = uuid
+                    data.recordAttempt(attempt, notification: uuid)
+                case .test(let token):
+                    entry.id = token
+                    entry.isTest = true
+                    data.recordAttempt(attempt, testToken: token)
+                }
+                // The attempt happened: it stays in this run even if it cannot be kept.
+                try? store.keep(entry)
             }
         }
     }

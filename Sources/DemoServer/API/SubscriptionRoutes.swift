@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import Crypto
 import Foundation
 
 /// Subscription statuses, order lookup, renewal date extensions (single and mass).
@@ -61,7 +62,7 @@ struct SubscriptionRoutes {
         let (days, _, requestIdentifier) = try Self.validate(body)
         let now = store.clock()
         let (response, latest, customer, replay) = try store.write(environment) { data throws(DemoAPIError) -> (ExtendRenewalDateResponse, String, Int, Bool) in
-            guard var subscription = data.subscriptions[id] else {
+            guard let subscription = data.subscriptions[id] else {
                 if data.transactions[id] != nil || data.appTransactions[id] != nil {
                     throw DemoAPIError(4_040_005, "Original transaction id not found: the ID is not an original transaction ID.")
                 }
@@ -70,7 +71,7 @@ struct SubscriptionRoutes {
             if let earlier = subscription.extensions.first(where: { $0.requestIdentifier == requestIdentifier }) {
                 return (earlier.response, subscription.latestTransactionId, subscription.customer, true)
             }
-            guard var latest = data.transactions[subscription.latestTransactionId] else { throw .originalTransactionIdNotFound }
+            guard let latest = data.transactions[subscription.latestTransactionId] else { throw .originalTransactionIdNotFound }
             if latest.payload.inAppOwnershipType == .familyShared {
                 throw .familySharedSubscriptionExtensionIneligible
             }
@@ -81,17 +82,13 @@ struct SubscriptionRoutes {
             guard lastYear.count < Self.maxExtensionsPerYear else {
                 throw .subscriptionMaxExtension
             }
-            let newExpiry = expires.addingTimeInterval(Double(days) * 86_400)
-            latest.payload.expiresDate = newExpiry
-            data.transactions[subscription.latestTransactionId] = latest
-            if subscription.renewal.renewalDate != nil { subscription.renewal.renewalDate = newExpiry }
-            var response = ExtendRenewalDateResponse()
-            response.originalTransactionId = id
-            response.webOrderLineItemId = latest.payload.webOrderLineItemId
-            response.success = true
-            response.effectiveDate = newExpiry
-            subscription.extensions.append(DemoExtension(date: now, days: days, requestIdentifier: requestIdentifier, response: response))
-            data.subscriptions[id] = subscription
+            var entry = DemoJournalEntry(.renewalExtension, environment, at: now, id: id)
+            entry.days = days
+            entry.requestIdentifier = requestIdentifier
+            try store.keep(entry)
+            guard let response = data.extendRenewal(id, days: days, requestIdentifier: requestIdentifier, at: now) else {
+                throw .subscriptionExtensionIneligible
+            }
             return (response, subscription.latestTransactionId, subscription.customer, false)
         }
         if !replay {
@@ -131,21 +128,43 @@ struct SubscriptionRoutes {
             guard codes.allSatisfy(RouteValidation.isStorefront) else { throw .invalidStorefrontCountryCode }
         }
         let key = Self.massKey(productId, body.requestIdentifier!)
+        let now = store.clock()
         let isNew = try store.write(environment) { data throws(DemoAPIError) -> Bool in
             guard data.massExtensions[key] == nil else { return false }
-            data.massExtensions[key] = DemoMassExtension(request: body, requested: store.clock(), complete: false, completeDate: nil, succeeded: 0, failed: 0)
+            var entry = DemoJournalEntry(.massExtension, environment, at: now, id: key)
+            entry.massExtension = body
+            try store.keep(entry)
+            data.requestMassExtension(body, at: now)
             return true
         }
-        if isNew {
-            let store = self.store
-            let notifications = self.notifications
-            Task.detached {
-                // Apple takes hours; the demo takes two seconds so a walkthrough can watch it complete.
-                try? await Task.sleep(nanoseconds: 2_000_000_000)
-                Self.completeMassExtension(key: key, environment: environment, store: store, notifications: notifications)
+        if isNew { scheduleCompletion(key: key, environment: environment, after: Self.massExtensionDuration) }
+        return .json(MassExtendRenewalDateResponse(requestIdentifier: body.requestIdentifier))
+    }
+
+    /// Apple takes hours; the demo takes two seconds so a walkthrough can watch it complete.
+    static let massExtensionDuration: TimeInterval = 2
+
+    func scheduleCompletion(key: String, environment: AppStoreEnvironment, after delay: TimeInterval) {
+        let store = self.store
+        let notifications = self.notifications
+        Task.detached {
+            if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+            Self.completeMassExtension(key: key, environment: environment, store: store, notifications: notifications)
+        }
+    }
+
+    /// Completes the mass extensions an earlier run accepted but did not see through (it ended
+    /// first): at once when their time has come, else when it does.
+    func resumeMassExtensions() {
+        let now = store.clock()
+        for environment in [AppStoreEnvironment.production, .sandbox] {
+            let pending = (try? store.read(environment) { data throws(DemoAPIError) in
+                data.massExtensions.filter { !$0.value.complete }.map { ($0.key, $0.value.requested) }
+            }) ?? []
+            for (key, requested) in pending.sorted(by: { $0.0 < $1.0 }) {
+                scheduleCompletion(key: key, environment: environment, after: requested.addingTimeInterval(Self.massExtensionDuration).timeIntervalSince(now))
             }
         }
-        return .json(MassExtendRenewalDateResponse(requestIdentifier: body.requestIdentifier))
     }
 
     /// UUIDs are compared without regard to case (Apple's Swift library sends them uppercase).
@@ -154,46 +173,25 @@ struct SubscriptionRoutes {
     static func completeMassExtension(key: String, environment: AppStoreEnvironment, store: DemoStore, notifications: NotificationRoutes) {
         let now = store.clock()
         let summary = try? store.write(environment) { data throws(DemoAPIError) -> NotificationSummary? in
-            guard var job = data.massExtensions[key], !job.complete else { return nil }
-            let days = Double(job.request.extendByDays ?? 0)
-            for (id, var subscription) in data.subscriptions {
-                guard let latest = data.transactions[subscription.latestTransactionId], latest.payload.productId == job.request.productId else { continue }
-                if let codes = job.request.storefrontCountryCodes, !codes.contains(latest.payload.storefront ?? "") { continue }
-                let recent = subscription.extensions.filter { $0.date > now.addingTimeInterval(-365 * 86_400) }.count
-                guard subscription.status == .active, !subscription.inFreeOffer, latest.payload.inAppOwnershipType != .familyShared,
-                      recent < maxExtensionsPerYear, let expires = latest.payload.expiresDate, expires > now
-                else {
-                    job.failed += 1
-                    continue
-                }
-                let newExpiry = expires.addingTimeInterval(days * 86_400)
-                data.transactions[subscription.latestTransactionId]?.payload.expiresDate = newExpiry
-                if subscription.renewal.renewalDate != nil { subscription.renewal.renewalDate = newExpiry }
-                var response = ExtendRenewalDateResponse()
-                response.originalTransactionId = id
-                response.success = true
-                response.effectiveDate = newExpiry
-                subscription.extensions.append(DemoExtension(date: now, days: Int(days), requestIdentifier: job.request.requestIdentifier!, response: response))
-                data.subscriptions[id] = subscription
-                job.succeeded += 1
-            }
-            job.complete = true
-            job.completeDate = now
-            data.massExtensions[key] = job
-            var summary = NotificationSummary()
-            summary.environment = environment
-            summary.appAppleId = environment == .production ? DemoCatalog.appAppleId : nil
-            summary.bundleId = DemoCatalog.bundleId
-            summary.productId = job.request.productId
-            summary.requestIdentifier = job.request.requestIdentifier
-            summary.storefrontCountryCodes = job.request.storefrontCountryCodes
-            summary.succeededCount = job.succeeded
-            summary.failedCount = job.failed
-            return summary
+            guard let job = data.massExtensions[key], !job.complete else { return nil }
+            // Another process sharing the kept state may complete it too: replaying both is the same.
+            try store.keep(DemoJournalEntry(.massExtensionCompleted, environment, at: now, id: key))
+            return data.completeMassExtension(key: key, at: now)
         }
         if let summary = summary ?? nil {
-            notifications.publishSummary(summary, environment: environment)
+            notifications.publishSummary(summary, environment: environment, uuid: Self.summaryUUID(key, environment))
         }
+    }
+
+    /// The summary's notificationUUID follows from the job, so a summary published twice (by two
+    /// processes sharing the kept state) is one notification.
+    static func summaryUUID(_ key: String, _ environment: AppStoreEnvironment) -> String {
+        var bytes = Array(SHA256.hash(data: Data("\(environment.rawValue)\n\(key)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let parts = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
+        return parts.map(String.init).joined(separator: "-")
     }
 
     func massExtendStatus(_ productId: String, _ requestIdentifier: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {

@@ -73,9 +73,11 @@ struct TransactionRoutes {
     }
 
     func finish(_ id: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             _ = try RouteValidation.transaction(id, in: data)
-            data.transactions[id]?.finished = true
+            try store.keep(DemoJournalEntry(.finishTransaction, environment, at: now, id: id))
+            data.finishTransaction(id)
         }
         return .empty
     }
@@ -99,6 +101,7 @@ struct TransactionRoutes {
             guard (0...100_000).contains(percentage) else { throw .consumptionPercentageOutOfRange }
             if status != .delivered && percentage != 0 { throw .undeliveredConsumptionPercentageNonZero }
         }
+        try keepConsumption(id, request, environment)
         return DemoResponse(status: 202)
     }
 
@@ -124,7 +127,15 @@ struct TransactionRoutes {
         if let failed = checks.first(where: { !$0.0 }) {
             throw DemoAPIError(failed.1, "Invalid request. The \(failed.2) field is invalid.")
         }
+        try keepConsumption(id, request, environment)
         return DemoResponse(status: 202)
+    }
+
+    /// Consumption information changes nothing the demo serves; it is kept as it was accepted.
+    private func keepConsumption(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) {
+        var entry = DemoJournalEntry(.consumption, environment, at: store.clock(), id: id)
+        entry.body = String(decoding: request.body, as: UTF8.self)
+        try store.keep(entry)
     }
 
     /// Send Consumption Information V1: every field is an integer enum except three.
@@ -148,6 +159,7 @@ struct TransactionRoutes {
         try RouteValidation.checkFields(request.body, ["appAccountToken": (.string, .invalidAppAccountTokenUUID)])
         let body = try RouteValidation.decodeBody(UpdateAppAccountTokenRequest.self, request.body)
         guard let token = body.appAccountToken, RouteValidation.isUUID(token) else { throw .invalidAppAccountTokenUUID }
+        let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             if data.appTransactions[id] != nil { throw .appTransactionIdNotSupported }
             guard let transaction = data.transactions[id] else { throw .originalTransactionIdNotFound }
@@ -155,15 +167,10 @@ struct TransactionRoutes {
                 throw .transactionIdNotOriginal
             }
             if transaction.payload.inAppOwnershipType == .familyShared { throw .familyTransactionNotSupported }
-            // The token applies to the chain's current and future transactions.
-            for other in data.customerTransactions[transaction.customer, default: []]
-            where data.transactions[other]?.payload.originalTransactionId == id {
-                data.transactions[other]?.payload.appAccountToken = token.lowercased()
-            }
-            if var subscription = data.subscriptions[id] {
-                subscription.renewal.appAccountToken = token.lowercased()
-                data.subscriptions[id] = subscription
-            }
+            var entry = DemoJournalEntry(.appAccountToken, environment, at: now, id: id)
+            entry.appAccountToken = token.lowercased()
+            try store.keep(entry)
+            data.setAppAccountToken(token.lowercased(), originalTransactionId: id)
         }
         return .empty
     }

@@ -12,10 +12,21 @@ final class DemoStore: Sendable {
     let clock: @Sendable () -> Date
     /// Fault injection: every JWS served has one signature byte changed.
     let corruptSignatures: Bool
+    /// Every JWS as it went out, when asked for (tests compare what a client kept with it).
+    private let servedLog: Mutex<[String]>?
+    /// Where accepted writes are kept when the demo keeps its state between runs.
+    let journal: DemoJournal?
+    /// Deliveries still on their way (a process that keeps its state lets them land before it ends).
+    let deliveries = Mutex<[UUID: Task<Void, Never>]>([:])
 
-    init(dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, clock: @escaping @Sendable () -> Date) {
+    init(
+        dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, recordsServed: Bool = false,
+        journal: DemoJournal? = nil, clock: @escaping @Sendable () -> Date
+    ) {
+        self.journal = journal
         self.state = Mutex(dataset)
         self.corruptSignatures = corruptSignatures
+        self.servedLog = recordsServed ? Mutex([]) : nil
         self.signer = signer
         self.webhookURL = Mutex(webhookURL)
         self.clock = clock
@@ -35,6 +46,39 @@ final class DemoStore: Sendable {
             var data = dataset[environment]
             defer { dataset[environment] = data }
             return try body(&data)
+        }
+    }
+
+    /// Keeps an accepted write in the journal before it is applied; a write that cannot be kept is
+    /// answered 500 and not applied, so what was answered and what is kept never differ.
+    func keep(_ entry: DemoJournalEntry) throws(DemoAPIError) {
+        guard let journal else { return }
+        do {
+            try journal.append(entry)
+        } catch {
+            throw DemoAPIError(5_000_000, "An unknown error occurred. (The demo could not keep this write: \(error))")
+        }
+    }
+
+    /// Runs `work` in the background, tracked until it ends.
+    func track(_ work: @escaping @Sendable () async -> Void) {
+        let id = UUID()
+        // Added under the lock the task's own removal takes, so the removal always comes second.
+        deliveries.withLock { running in
+            running[id] = Task.detached { [weak self] in
+                await work()
+                _ = self?.deliveries.withLock { $0.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    /// Waits up to `timeout` for tracked work to end.
+    func drain(timeout: TimeInterval) async {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let running = deliveries.withLock { Array($0.values) }
+            if running.isEmpty { return }
+            try? await Task.sleep(nanoseconds: 20_000_000)
         }
     }
 
@@ -71,7 +115,7 @@ final class DemoStore: Sendable {
     /// nested in it (transaction, renewal info, app transaction) are altered as well, so a client
     /// that checks only the outer signature, or decodes the nested ones on their own, still sees the fault.
     func servedNotification(_ jws: String) -> String {
-        guard corruptSignatures else { return jws }
+        guard corruptSignatures else { return logged(jws) }
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Base64URL.decode(parts[1]), let json = try? JSONValue.parse(payload) else {
             return served(jws)
@@ -95,11 +139,19 @@ final class DemoStore: Sendable {
 
     /// A stored JWS as it goes out: altered when the bad-signature fault is on.
     func served(_ jws: String) -> String {
-        guard corruptSignatures, let dot = jws.lastIndex(of: "."), jws.index(after: dot) < jws.endIndex else { return jws }
+        guard corruptSignatures, let dot = jws.lastIndex(of: "."), jws.index(after: dot) < jws.endIndex else { return logged(jws) }
         var characters = Array(jws)
         let position = jws.distance(from: jws.startIndex, to: jws.index(after: dot)) + 3
-        guard position < characters.count else { return jws }
+        guard position < characters.count else { return logged(jws) }
         characters[position] = characters[position] == "A" ? "B" : "A"
-        return String(characters)
+        return logged(String(characters))
     }
+
+    private func logged(_ jws: String) -> String {
+        servedLog?.withLock { $0.append(jws) }
+        return jws
+    }
+
+    /// What `served` and `servedNotification` handed out so far (empty unless recording).
+    var servedSignatures: [String] { servedLog?.withLock { $0 } ?? [] }
 }

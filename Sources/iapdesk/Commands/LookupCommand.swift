@@ -8,6 +8,7 @@ struct LookupCommand: AsyncParsableCommand {
         commandName: "lookup", abstract: "Look up an order ID from a customer's App Store receipt (Production only).")
 
     @Argument(help: "The order ID, such as MK5TTTVWJH.") var orderId: String
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -31,9 +32,7 @@ struct LookupCommand: AsyncParsableCommand {
                 throw CLIError("Order \(order) is not valid: Apple knows no purchases under it.",
                                hint: "Check the order ID on the customer's receipt e-mail (10 letters and digits).", status: .notFound)
             }
-            var table = TextTable()
-            table.headers = Records.transactionHeaders
-            for transaction in transactions { table.add(Records.transactionRow(transaction)) }
+            let table = Records.transactionTable(transactions, raw: rawOption.raw)
             printer.text("Order \(order) in \(session.environmentLabel): \(transactions.count) transaction\(transactions.count == 1 ? "" : "s")\n")
             printer.text(table.render())
             try requireVerified(transactions.map(\.status))

@@ -14,6 +14,7 @@ struct NotificationsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only notifications about this customer (any of their transaction IDs).") var transaction: String?
     @Flag(name: .long, help: "Only notifications that were never delivered (including ones still being retried).") var failures = false
     @Option(name: .long, help: "Stop after this many notifications.") var limit: Int?
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -53,11 +54,21 @@ struct NotificationsCommand: AsyncParsableCommand {
                     "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
                     "subtype": payload?.subtype?.rawValue, "verification": entry.decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
                     "sendAttempts": attempts.map(Records.attempt),
+                    // What it concerns, and the signed strings exactly as Apple sent them.
+                    "transactionId": entry.transaction?.transactionId, "originalTransactionId": entry.transaction?.originalTransactionId,
+                    "signedPayload": entry.signedPayload, "signedTransactionInfo": payload?.data?.signedTransactionInfo,
+                    "signedRenewalInfo": payload?.data?.signedRenewalInfo,
                 ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
                 table.add(
                     DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
                     attempts.first?.sendAttemptResult?.rawValue ?? "(none)", String(attempts.count),
                     attempts.last?.sendAttemptResult?.rawValue ?? "-", payload?.notificationUUID ?? "-")
+                if rawOption.raw {
+                    if let transaction = entry.transaction {
+                        table.note("transactionId: \(transaction.transactionId ?? "-"), originalTransactionId: \(transaction.originalTransactionId ?? "-")")
+                    }
+                    table.note(Records.rawLine("signedPayload", entry.signedPayload))
+                }
             }
             printer.emit(["environment": session.environment.rawValue, "count": rows.count, "notifications": rows].merging(listing.jsonFields) { $1 })
             let partial = listing.isPartial ? " (partial)" : ""
@@ -74,13 +85,20 @@ struct NotificationsCommand: AsyncParsableCommand {
     struct Entry: Sendable {
         let decoded: DecodedNotification?
         let payload: NotificationPayload?
+        /// The transaction the notification concerns (from its nested signed transaction), if any.
+        let transaction: TransactionPayload?
         let attempts: [SendAttemptItem]
+        /// The notification's signed string as Apple sent it.
+        let signedPayload: String?
 
         init(_ item: NotificationHistoryResponseItem, session: Session) async {
             decoded = await item.signedPayload.asyncMap { await session.verification.notification($0) } ?? nil
             payload = decoded?.notification.payload
                 ?? item.signedPayload.flatMap { session.verification.unverified($0, as: NotificationPayload.self).payload }
+            transaction = decoded?.transaction?.payload
+                ?? payload?.data?.signedTransactionInfo.flatMap { session.verification.unverified($0, as: TransactionPayload.self).payload }
             attempts = item.sendAttempts ?? []
+            signedPayload = item.signedPayload
         }
     }
 }
@@ -146,6 +164,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
         printer.emit([
             "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
             "verification": decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
+            "signedPayload": status.signedPayload,
             "sendAttempts": attempts.map(Records.attempt),
         ])
         var table = TextTable("ATTEMPT", "RESULT", "WHAT IT MEANS")

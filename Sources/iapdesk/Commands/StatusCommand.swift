@@ -10,6 +10,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
     @Option(name: .long, help: "Only these statuses: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked (repeatable).")
     var status: [Int] = []
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -44,6 +45,10 @@ struct StatusCommand: AsyncParsableCommand {
                         DisplayFormat.date(r?.renewalDate ?? t?.expiresDate), r?.autoRenewStatus?.label ?? "-",
                         r?.autoRenewProductId == t?.productId ? "same" : (r?.autoRenewProductId ?? "-"), Self.detail(t, r),
                         [transaction?.status, renewal?.status].compactMap { $0 }.map(Records.mark).joined(separator: "/"))
+                    if rawOption.raw {
+                        table.note(Records.rawLine("signedTransactionInfo", item.signedTransactionInfo))
+                        table.note(Records.rawLine("signedRenewalInfo", item.signedRenewalInfo))
+                    }
                 }
                 groups.append(["subscriptionGroupIdentifier": group.subscriptionGroupIdentifier, "lastTransactions": items])
             }

@@ -9,6 +9,7 @@ struct TransactionCommand: AsyncParsableCommand {
 
     @Argument(help: "A transaction ID or original transaction ID.") var id: String
     @Flag(name: .long, help: "Try Sandbox when Production does not know the ID.") var fallback = false
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -38,7 +39,9 @@ struct TransactionCommand: AsyncParsableCommand {
             object["foundIn"] = located.environment.rawValue
             printer.emit(object)
             printer.text("Found in \(located.environment.label)\(located.usedFallback ? " (after Production did not know the ID)" : "")\n")
-            printer.text(Records.transactionFields(verified).render())
+            var fields = Records.transactionFields(verified)
+            if rawOption.raw { fields.add("Signed transaction", verified.signed) }
+            printer.text(fields.render())
             try requireVerified([verified.status])
         }
     }
@@ -59,6 +62,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Only transactions that are not revoked.") var notRevoked = false
     @Option(name: .long, help: "ascending (oldest change first, the default) or descending.") var sort: String = "ascending"
     @Option(name: .long, help: "Stop after this many transactions.") var limit: Int?
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -118,9 +122,7 @@ struct HistoryCommand: AsyncParsableCommand {
             let transactions = listing.items
             printer.emit(["id": id, "environment": session.environment.rawValue, "count": transactions.count, "pages": listing.pages,
                           "transactions": transactions.map(Records.transaction)].merging(listing.jsonFields) { $1 })
-            var table = TextTable()
-            table.headers = Records.transactionHeaders
-            for transaction in transactions { table.add(Records.transactionRow(transaction)) }
+            let table = Records.transactionTable(transactions, raw: rawOption.raw)
             let partial = listing.isPartial ? ", partial" : ""
             printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")\(partial))\n")
             printer.text(table.render())
@@ -134,6 +136,7 @@ struct RefundsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "refunds", abstract: "List a customer's refunded transactions.")
 
     @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -155,6 +158,7 @@ struct RefundsCommand: AsyncParsableCommand {
                 table.add(t?.transactionId ?? "?", t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
                           DisplayFormat.date(t?.revocationDate), t?.revocationReason?.label ?? "-", t?.revocationType?.label ?? "-",
                           DisplayFormat.percentage(t?.revocationPercentage), Records.mark(refund.status))
+                if rawOption.raw { table.note(Records.rawLine("signedTransactionInfo", refund.signed)) }
             }
             let partial = listing.isPartial ? " (partial)" : ""
             printer.text(refunds.isEmpty ? "No refunds for \(id) in \(session.environmentLabel)\(partial)." : "\(refunds.count) refund\(refunds.count == 1 ? "" : "s") in \(session.environmentLabel)\(partial)\n\n" + table.render())

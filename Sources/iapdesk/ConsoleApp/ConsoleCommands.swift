@@ -39,11 +39,21 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Production or Sandbox.") var environment: String = "Production"
     @Option(name: .long, help: ArgumentHelp("Seconds each request may take in all, retries included (default 60; IAPDESK_TIMEOUT).", valueName: "seconds"))
     var timeout: Double?
+    @Flag(name: .long, help: "Remove the demo's kept state ($XDG_STATE_HOME/iapdesk/demo: its data and every write it accepted), say what was removed, and exit.")
+    var reset = false
     @Flag(name: .long, help: .hidden) var exitAfterFirstFrame = false
 
     @MainActor
     func run() async throws {
         try await runReporting {
+            if reset {
+                do {
+                    print(try DemoStateFolder(path: DemoStateLocation.path()).reset().description)
+                } catch {
+                    throw CLIError(String(describing: error), status: .configuration)
+                }
+                return
+            }
             let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
             let receiver = try await Self.receiver(live, session: session)
             try await ConsoleLauncher.launch(

@@ -44,7 +44,8 @@ enum Records {
     }
 
     static func transaction(_ verified: VerifiedPayload<TransactionPayload>) -> [String: Any?] {
-        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks)]
+        // The signed string as it arrived, beside what it says, so a script can keep or re-verify it.
+        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks), "signedTransactionInfo": verified.signed]
         guard let t = verified.payload else { return object }
         object.merge([
             "transactionId": t.transactionId, "originalTransactionId": t.originalTransactionId,
@@ -66,7 +67,7 @@ enum Records {
     }
 
     static func renewal(_ verified: VerifiedPayload<RenewalInfoPayload>) -> [String: Any?] {
-        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks)]
+        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks), "signedRenewalInfo": verified.signed]
         guard let r = verified.payload else { return object }
         object.merge([
             "originalTransactionId": r.originalTransactionId, "productId": r.productId, "autoRenewProductId": r.autoRenewProductId,
@@ -82,6 +83,11 @@ enum Records {
             object.merge(Printer.date(name, date))
         }
         return object
+    }
+
+    /// The `--raw` line under a row: the member name a script would find it under, then the string whole.
+    static func rawLine(_ name: String, _ signed: String?) -> String {
+        "\(name): \(signed ?? "(none)")"
     }
 
     /// Product, type, purchase date, price, ownership, revocation, verification.
@@ -131,5 +137,16 @@ enum Records {
         fields.add("Environment", t.environment?.label)
         fields.add("Signed", DisplayFormat.date(t.signedDate, seconds: true))
         return fields
+    }
+
+    /// A table of transactions, with each one's signed string under its row when `raw`.
+    static func transactionTable(_ transactions: [VerifiedPayload<TransactionPayload>], raw: Bool) -> TextTable {
+        var table = TextTable()
+        table.headers = transactionHeaders
+        for transaction in transactions {
+            table.add(transactionRow(transaction))
+            if raw { table.note(rawLine("signedTransactionInfo", transaction.signed)) }
+        }
+        return table
     }
 }

@@ -6,6 +6,9 @@ struct TextTable {
     var rows: [[String]] = []
     /// Columns never cut, such as IDs a user copies: the others give way instead.
     var keepWhole: Set<Int> = []
+    /// Lines printed whole under a row (by row index), indented, outside the columns: signed
+    /// strings are far wider than any terminal and are there to be copied, not cut.
+    var notes: [Int: [String]] = [:]
 
     init(_ headers: String...) {
         self.headers = headers
@@ -13,6 +16,12 @@ struct TextTable {
 
     mutating func add(_ cells: String...) { rows.append(cells) }
     mutating func add(_ cells: [String]) { rows.append(cells) }
+
+    /// A line under the last row added.
+    mutating func note(_ line: String) {
+        guard !rows.isEmpty else { return }
+        notes[rows.count - 1, default: []].append(line)
+    }
 
     func render(width: Int = TerminalInfo.width) -> String {
         guard !headers.isEmpty else { return "" }
@@ -40,7 +49,10 @@ struct TextTable {
             return parts.joined(separator: String(repeating: " ", count: gap)).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
         }
         var output = [line(headers), line(widths.map { String(repeating: "-", count: $0) })]
-        output += rows.map(line)
+        for (index, row) in rows.enumerated() {
+            output.append(line(row))
+            output += (notes[index] ?? []).map { "  " + $0 }
+        }
         return output.joined(separator: "\n")
     }
 }

@@ -80,7 +80,15 @@ final class Session: Sendable {
         }
         var configuration = DemoServer.Configuration()
         if let environment { configuration.environment = try ProfileParsing.environmentFlag(environment) }
-        let server = try await DemoServer.start(configuration)
+        // The demo's data and the writes it accepted last from run to run, until `demo --reset`.
+        configuration.stateFolder = DemoStateLocation.path()
+        let server: DemoServer
+        do {
+            server = try await DemoServer.start(configuration)
+        } catch let error as DemoStateError {
+            throw CLIError(error.description, hint: "iapdesk demo --reset removes the demo's kept state.", status: .configuration)
+        }
+        DemoStateLocation.report(server.keptState)
         // Test notifications go to the demo's own receiver, so the round trip works offline.
         server.webhookURL = server.receiverURL
         var profile = Profile(name: "demo")
