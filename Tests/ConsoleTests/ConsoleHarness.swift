@@ -76,8 +76,11 @@ final class ConsoleHarness: @unchecked Sendable {
         }
     }
 
+    // The timeouts below are bounds, not delays: a passing test never waits for them, and a 2-core
+    // machine busy with the CPU-heavy suites can hold answers back for tens of seconds.
+
     /// Ticks until `condition` holds, as the console's clock would.
-    func tick(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 15) async throws {
+    func tick(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 60) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             tick()
@@ -102,7 +105,7 @@ final class ConsoleHarness: @unchecked Sendable {
     }
 
     /// Processes answers until no request is in flight (or the timeout passes).
-    func settle(timeout: TimeInterval = 15) async throws {
+    func settle(timeout: TimeInterval = 60) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
@@ -113,7 +116,7 @@ final class ConsoleHarness: @unchecked Sendable {
     }
 
     /// Applies answers as they arrive until `condition` holds.
-    func pump(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 15) async throws {
+    func pump(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 60) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
@@ -125,7 +128,7 @@ final class ConsoleHarness: @unchecked Sendable {
 
     /// Waits until `requests` have finished and hands back their answers unapplied, so a test can
     /// deliver them later and out of order, as a slow network does.
-    func holdAnswers(of requests: Set<Int>, timeout: TimeInterval = 15) async throws -> [ConsoleAction] {
+    func holdAnswers(of requests: Set<Int>, timeout: TimeInterval = 60) async throws -> [ConsoleAction] {
         let deadline = Date().addingTimeInterval(timeout)
         var held: [ConsoleAction] = []
         while Date() < deadline {
