@@ -159,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "WebhookTests",
             dependencies: [
-                "iapdesk", "AppStoreServerAPI", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "WebhookStore",
+                "iapdesk", "AppStoreServerAPI", "Console", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "WebhookStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

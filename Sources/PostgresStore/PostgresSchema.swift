@@ -87,6 +87,22 @@ enum PostgresSchema {
             "CREATE INDEX replays_notification ON replays(notification_uuid)",
             "CREATE INDEX notifications_signed_date ON notifications(signed_date)",
         ],
+        // 3: the audit ledger of writes, shared by the team's agents, and the JSON-lines ledgers imported into it.
+        [
+            """
+            CREATE TABLE ledger (
+                id BIGSERIAL PRIMARY KEY,
+                time TIMESTAMPTZ NOT NULL,
+                request_identifier TEXT NOT NULL,
+                write TEXT NOT NULL,
+                path TEXT NOT NULL,
+                agent TEXT,
+                entry BYTEA NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_path ON ledger(path, time)",
+            "CREATE TABLE ledger_imports (source TEXT PRIMARY KEY, lines INTEGER NOT NULL, imported TIMESTAMPTZ NOT NULL)",
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -8,7 +8,7 @@ import Synchronization
 /// so that every committed write is on disk before `record` returns, created with mode 600 in a
 /// folder of mode 700. Deliveries that arrive together are committed together (one fsync for the
 /// batch, see GroupCommit); other processes wait on SQLite's lock.
-public final class SQLiteNotificationStore: NotificationStore {
+public final class SQLiteNotificationStore: NotificationStore, LedgerStore {
     public let path: String
     let connection: SQLiteConnection
     /// The connection's own thread: SQLite blocks while it waits for another connection's lock, and
@@ -101,6 +101,22 @@ public final class SQLiteNotificationStore: NotificationStore {
             """,
             "CREATE INDEX replays_notification ON replays(notification_uuid)",
             "CREATE INDEX notifications_signed_date ON notifications(signed_date_ms)",
+        ],
+        // 3: the audit ledger of writes, and the JSON-lines ledgers imported into it.
+        [
+            """
+            CREATE TABLE ledger (
+                id INTEGER PRIMARY KEY,
+                time_ms INTEGER NOT NULL,
+                request_identifier TEXT NOT NULL,
+                write TEXT NOT NULL,
+                path TEXT NOT NULL,
+                agent TEXT,
+                entry BLOB NOT NULL
+            )
+            """,
+            "CREATE INDEX ledger_path ON ledger(path, time_ms)",
+            "CREATE TABLE ledger_imports (source TEXT PRIMARY KEY, lines INTEGER NOT NULL, imported_ms INTEGER NOT NULL)",
         ],
     ]
 

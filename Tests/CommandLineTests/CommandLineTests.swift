@@ -35,6 +35,8 @@ import Testing
         // A state folder of its own too (audit ledger, the demo's kept state): runs never share one
         // unless a test passes the same XDG_STATE_HOME to each.
         env["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
+        // And a store of its own (notifications, and the ledger of writes made with a profile).
+        env["XDG_DATA_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-data-\(UUID().uuidString)").path
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -190,7 +192,9 @@ import Testing
         let unknown = try await run(["finish-transaction", "2000000999999999", "--demo", "--yes"], environment: environment)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("4040010"))
-        let audit = try await run(["audit", "--json"], environment: environment)
+        // The demo's writes are kept with its state, apart from the real ledger.
+        #expect(try await run(["audit", "--json"], environment: environment).stdout.contains("2000000400000044") == false)
+        let audit = try await run(["audit", "--demo", "--json"], environment: environment)
         let writes = try #require((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
         let finishes = writes.filter { $0["write"] as? String == "finish-transaction" }
         #expect(finishes.map { $0["subject"] as? String } == ["transaction 2000000400000044", "transaction 2000000999999999"])

@@ -40,7 +40,10 @@ import Testing
         }
 
         var environment: [String: String] {
-            ["HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "XDG_STATE_HOME": stateHome, "PATH": "/usr/bin:/bin", "COLUMNS": "160"]
+            [
+                "HOME": folder.path, "XDG_CONFIG_HOME": folder.appendingPathComponent("config").path, "XDG_STATE_HOME": stateHome,
+                "XDG_DATA_HOME": folder.appendingPathComponent("data").path, "PATH": "/usr/bin:/bin", "COLUMNS": "160",
+            ]
         }
 
         /// `withProfile`: the flags that reach this server (commands that talk to Apple take them).

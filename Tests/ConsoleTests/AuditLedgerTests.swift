@@ -33,17 +33,17 @@ import Testing
         return line
     }
 
-    @Test func appendsNeverRewriteEarlierLines() throws {
+    @Test func appendsNeverRewriteEarlierLines() async throws {
         let ledger = try ledger()
         let now = Date()
-        try ledger.append(extendIntent("a", account: Self.support, at: now))
-        let before = try Data(contentsOf: URL(fileURLWithPath: ledger.path))
-        try ledger.append(followUp(extendIntent("a", account: Self.support, at: now), .outcome, .applied, at: now))
-        let after = try Data(contentsOf: URL(fileURLWithPath: ledger.path))
+        try await ledger.append(extendIntent("a", account: Self.support, at: now))
+        let before = try Data(contentsOf: URL(fileURLWithPath: ledger.location))
+        try await ledger.append(followUp(extendIntent("a", account: Self.support, at: now), .outcome, .applied, at: now))
+        let after = try Data(contentsOf: URL(fileURLWithPath: ledger.location))
         #expect(after.prefix(before.count) == before)
-        #expect(ledger.entries().count == 2)
-        #expect(ledger.unresolved().isEmpty)
-        let mode = try FileManager.default.attributesOfItem(atPath: ledger.path)[.posixPermissions] as? Int
+        #expect((try await ledger.entries()).count == 2)
+        #expect((try await ledger.unresolved()).isEmpty)
+        let mode = try FileManager.default.attributesOfItem(atPath: ledger.location)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
 
@@ -66,18 +66,18 @@ import Testing
         #expect(WriteReconciler.extendTarget(WriteRecord.fold([otherBody])[0]) == nil, "a body that is not the one sent is not re-sent")
     }
 
-    @Test func aLineCutShortByACrashDoesNotSwallowTheNext() throws {
+    @Test func aLineCutShortByACrashDoesNotSwallowTheNext() async throws {
         let ledger = try ledger()
-        let handle = try #require(FileHandle(forWritingAtPath: ledger.path))
+        let handle = try #require(FileHandle(forWritingAtPath: ledger.location))
         handle.write(Data(#"{"time":"2026-11-23T10:00:00Z","event":"intent","requestIdent"#.utf8))
         try handle.close()
-        try ledger.append(extendIntent("b", account: Self.support, at: Date()))
-        let (entries, unreadable) = ledger.read()
+        try await ledger.append(extendIntent("b", account: Self.support, at: Date()))
+        let (entries, unreadable) = (try await ledger.read())
         #expect(entries.map(\.requestIdentifier) == ["b"])
         #expect(unreadable == 1)
     }
 
-    @Test func writesAreKeyedByAccountAndRequestIdentifier() throws {
+    @Test func writesAreKeyedByAccountAndRequestIdentifier() async throws {
         let now = Date()
         // Two accounts happen to use one identifier: two writes, each with its own outcome.
         let entries = [
@@ -91,7 +91,7 @@ import Testing
         #expect(records.first { $0.account == Self.staging }?.isResolved == true)
     }
 
-    @Test func aReSendWithoutAnOutcomeStaysUnresolved() throws {
+    @Test func aReSendWithoutAnOutcomeStaysUnresolved() async throws {
         let now = Date()
         let intent = extendIntent("c", account: Self.support, at: now.addingTimeInterval(-3600))
         // Killed during the start-up re-send: an intent and a re-send, no outcome.
@@ -105,7 +105,7 @@ import Testing
         #expect(WriteRecord.fold([intent, closed]).first?.isResolved == true)
     }
 
-    @Test func reconciliationTouchesOnlyTheRunningAccount() throws {
+    @Test func reconciliationTouchesOnlyTheRunningAccount() async throws {
         let now = Date()
         let recent = extendIntent("recent", account: Self.support, at: now.addingTimeInterval(-60))
         let old = extendIntent("old", account: Self.support, at: now.addingTimeInterval(-3 * 3600))
@@ -147,17 +147,17 @@ import Testing
         let id = harness.server.seedIDs().activeSubscriptionOriginalTransactionIds[0]
         let account = harness.writes.account(for: try harness.server.makeClient())
         let intent = extendIntent("5d0c7a52-91e4-4c55-8a3e-52f0d2b1c001", account: account, at: Date().addingTimeInterval(-20), id: id)
-        try harness.writes.ledger.append(intent)
+        try await harness.writes.ledger.append(intent)
         // Another profile's unfinished write sits in the same ledger.
-        try harness.writes.ledger.append(extendIntent("5d0c7a52-91e4-4c55-8a3e-52f0d2b1c002", account: Self.staging, at: Date(), id: id))
+        try await harness.writes.ledger.append(extendIntent("5d0c7a52-91e4-4c55-8a3e-52f0d2b1c002", account: Self.staging, at: Date(), id: id))
 
-        let plan = WriteReconciler.plan(harness.writes.ledger.unresolved(), accounts: [account], now: Date())
+        let plan = WriteReconciler.plan((try await harness.writes.ledger.unresolved()), accounts: [account], now: Date())
         harness.receive(.tick(now: Date()))
         for effect in ConsoleReducer.reconcile(&harness.state, plan) { harness.runner.run(effect) }
         #expect(harness.state.toasts.contains { $0.text.contains("Re-sending an unfinished extension of original transaction \(id)") })
         try await harness.settle()
 
-        let lines = harness.writes.ledger.entries()
+        let lines = (try await harness.writes.ledger.entries())
         let ours = lines.filter { $0.account == account }
         #expect(ours.map(\.event) == [.intent, .resend, .outcome])
         #expect(ours.last?.outcome == .applied)

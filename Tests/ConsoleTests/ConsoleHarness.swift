@@ -32,7 +32,8 @@ final class ConsoleHarness: @unchecked Sendable {
         self.box = box
         let ledger = try AuditLedger(path: ledgerPath ?? NSTemporaryDirectory() + "iapdesk-harness-\(UUID().uuidString).jsonl")
         let writes = WriteContext(
-            ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test")
+            ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test",
+            stateFolder: (ledger.location as NSString).deletingLastPathComponent)
         self.writes = writes
         // `:doctor` checks the demo's credentials written as a profile's would be.
         let doctor = try DoctorFixture(server).doctor(server)

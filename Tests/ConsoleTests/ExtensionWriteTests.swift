@@ -47,7 +47,7 @@ import Testing
         }
         #expect(sent.map(\.environment) == [.sandbox])
         #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: original transaction \(id)") }, "\(harness.state.toasts)")
-        let line = try #require(harness.writes.ledger.entries().last)
+        let line = try #require((try await harness.writes.ledger.entries()).last)
         #expect(line.outcome == .applied)
         #expect(line.account?.environment == AppStoreEnvironment.sandbox.rawValue)
     }
@@ -75,7 +75,7 @@ import Testing
             $0.text.contains("Apple says the two yearly extensions are used (4030005)") && !$0.isError
         }, "\(harness.state.toasts)")
         #expect(harness.state.lastError == nil)
-        #expect(harness.writes.ledger.entries().last?.outcome == .refused)
+        #expect((try await harness.writes.ledger.entries()).last?.outcome == .refused)
     }
 
     @Test func escapeDoesNotCutOffAnExtensionAndTheScreenShowsWhatIsTrue() async throws {
@@ -100,8 +100,8 @@ import Testing
         // The subscription was loaded again: the renewal date on screen is the new one.
         let after = try #require(harness.state.customer?.subscriptions.value?.first?.renewal?.payload?.renewalDate)
         #expect(after.timeIntervalSince(before) == 7 * 86_400)
-        #expect(harness.writes.ledger.unresolved().isEmpty)
-        #expect(harness.writes.ledger.entries().last?.outcome == .applied)
+        #expect((try await harness.writes.ledger.unresolved()).isEmpty)
+        #expect((try await harness.writes.ledger.entries()).last?.outcome == .applied)
     }
 
     @Test func offersShowAndIneligibleSubscriptionsSayWhyBeforeTheForm() async throws {

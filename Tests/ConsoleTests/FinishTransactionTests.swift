@@ -154,7 +154,7 @@ import Testing
         harness.send(.enter)
         try await harness.settle()
         #expect(harness.state.toasts.contains { $0.text.hasPrefix("Finished: Apple now knows the content of transaction \(selected)") }, "\(harness.state.toasts)")
-        let lines = harness.writes.ledger.entries().filter { $0.write == WriteKind.finishTransaction.rawValue }
+        let lines = (try await harness.writes.ledger.entries()).filter { $0.write == WriteKind.finishTransaction.rawValue }
         #expect(lines.map(\.event) == [.intent, .outcome])
         #expect(lines.last?.outcome == .applied)
         #expect(lines.first?.path == "/inApps/v1/transactions/\(selected)/finish")

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import WebhookStore
 
 /// The append-only record of every write, from the console and the command line alike: the intent
 /// is written and flushed to disk before the request, each re-send before it goes, the outcome
@@ -119,25 +120,97 @@ public final class AuditLedger: Sendable {
         }
     }
 
-    public let path: String
+    /// Where the lines are kept.
+    public enum Backing: Sendable {
+        /// A JSON-lines file: the ledger before the store held it, and the demo's own.
+        case file(path: String)
+        /// The store: one agent's SQLite file, or a team's server shared by every agent.
+        case store(any LedgerStore, location: String)
+    }
 
-    public init(path: String) throws {
-        self.path = path
+    public let backing: Backing
+
+    /// The ledger in a JSON-lines file, made (with its folder) when missing.
+    public convenience init(path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o600)
         guard fd >= 0 else { throw LedgerError("cannot create the audit ledger at \(path): \(String(cString: strerror(errno)))") }
         close(fd)
+        self.init(.file(path: path))
     }
 
-    /// Appends one line and flushes it to disk before returning: an intent must survive a crash
-    /// that happens while its request is on the wire. One write(2) on an O_APPEND descriptor under
-    /// an exclusive lock, so the console and a command running beside it never interleave lines.
-    public func append(_ entry: Entry) throws {
+    public init(_ backing: Backing) {
+        self.backing = backing
+    }
+
+    /// The ledger in the store; a JSON-lines ledger kept before (`importing`) is copied into it the
+    /// first time, line for line, and left as it was.
+    public static func inStore(_ store: any LedgerStore, location: String, importing legacyPath: String?) async throws -> AuditLedger {
+        if let legacyPath, FileManager.default.fileExists(atPath: legacyPath) {
+            guard let data = FileManager.default.contents(atPath: legacyPath) else {
+                throw LedgerError("the audit ledger at \(legacyPath) cannot be read, so it was not imported into \(location)")
+            }
+            let lines = data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Self.storeLine(Data($0)) }
+            do {
+                _ = try await store.importLedgerLines(lines, source: legacyPath)
+            } catch {
+                throw LedgerError("the audit ledger at \(legacyPath) could not be imported into \(location): \(error)")
+            }
+        }
+        return AuditLedger(.store(store, location: location))
+    }
+
+    /// Where the ledger is, for messages.
+    public var location: String {
+        switch backing {
+        case .file(let path): return path
+        case .store(_, let location): return location
+        }
+    }
+
+    /// Appends one line, durable before this returns: an intent must survive a crash that happens
+    /// while its request is on the wire.
+    public func append(_ entry: Entry) async throws {
+        let line = try Self.encode(entry)
+        switch backing {
+        case .file(let path):
+            try Self.appendLine(line, to: path)
+        case .store(let store, let location):
+            do {
+                try await store.appendLedgerLine(Self.storeLine(line, entry: entry))
+            } catch {
+                throw LedgerError("the audit ledger in \(location) could not be written: \(error)")
+            }
+        }
+    }
+
+    static func encode(_ entry: Entry) throws -> Data {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var line = try encoder.encode(entry)
+        return try encoder.encode(entry)
+    }
+
+    /// A line for the store, with the fields it selects on read from the entry (or, for a line
+    /// that is not an entry, left empty: it is kept as it was all the same).
+    static func storeLine(_ line: Data, entry known: Entry? = nil) -> LedgerLine {
+        let entry = known ?? (try? decoder().decode(Entry.self, from: line))
+        return LedgerLine(
+            time: entry?.time ?? Date(timeIntervalSince1970: 0), requestIdentifier: entry?.requestIdentifier ?? "", write: entry?.write ?? "",
+            path: entry?.path ?? "", agent: entry?.agent, entry: line)
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+
+    /// One write(2) on an O_APPEND descriptor under an exclusive lock, so the console and a
+    /// command running beside it never interleave lines; flushed before returning.
+    private static func appendLine(_ encoded: Data, to path: String) throws {
+        var line = encoded
         line.append(0x0A)
         let fd = open(path, O_RDWR | O_APPEND)
         guard fd >= 0 else { throw LedgerError("cannot open the audit ledger at \(path): \(String(cString: strerror(errno)))") }
@@ -160,28 +233,38 @@ public final class AuditLedger: Sendable {
 
     /// Every readable line, in order; `unreadable` counts lines that are not entries (a line cut
     /// short by a crash while it was written).
-    public func read() -> (entries: [Entry], unreadable: Int) {
-        guard let data = FileManager.default.contents(atPath: path) else { return ([], 0) }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+    public func read() async throws -> (entries: [Entry], unreadable: Int) {
+        let lines: [Data]
+        switch backing {
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path) else { return ([], 0) }
+            lines = data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Data($0) }
+        case .store(let store, let location):
+            do {
+                lines = try await store.ledgerLines().map(\.entry)
+            } catch {
+                throw LedgerError("the audit ledger in \(location) cannot be read: \(error)")
+            }
+        }
+        let decoder = Self.decoder()
         var entries: [Entry] = []
         var unreadable = 0
-        for line in data.split(separator: 0x0A) where !line.isEmpty {
-            if let entry = try? decoder.decode(Entry.self, from: Data(line)) { entries.append(entry) } else { unreadable += 1 }
+        for line in lines {
+            if let entry = try? decoder.decode(Entry.self, from: line) { entries.append(entry) } else { unreadable += 1 }
         }
         return (entries, unreadable)
     }
 
-    public func entries() -> [Entry] { read().entries }
+    public func entries() async throws -> [Entry] { try await read().entries }
 
     /// Every write, with its lines folded into its present state, oldest first.
-    public func writes() -> [WriteRecord] {
-        WriteRecord.fold(entries())
+    public func writes() async throws -> [WriteRecord] {
+        WriteRecord.fold(try await entries())
     }
 
     /// Writes whose outcome is not known: sent (or being sent) with no answer that says either way.
-    public func unresolved() -> [WriteRecord] {
-        writes().filter { !$0.isResolved }
+    public func unresolved() async throws -> [WriteRecord] {
+        try await writes().filter { !$0.isResolved }
     }
 }
 

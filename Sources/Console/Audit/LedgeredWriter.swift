@@ -11,8 +11,13 @@ public struct WriteContext: Sendable {
     public var isDemo: Bool
     public var source: WriteSource
     public var agent: String
+    /// The state folder (case files are saved in its `cases/`); nil when there is none.
+    public var stateFolder: String?
 
-    public init(ledger: AuditLedger, profile: String, bundleId: String, keyId: String, isDemo: Bool, source: WriteSource, agent: String) {
+    public init(
+        ledger: AuditLedger, profile: String, bundleId: String, keyId: String, isDemo: Bool, source: WriteSource, agent: String,
+        stateFolder: String? = nil
+    ) {
         self.ledger = ledger
         self.profile = profile
         self.bundleId = bundleId
@@ -20,6 +25,7 @@ public struct WriteContext: Sendable {
         self.isDemo = isDemo
         self.source = source
         self.agent = agent
+        self.stateFolder = stateFolder
     }
 
     /// The account a write sent with `client` is made in.
@@ -63,11 +69,11 @@ public enum LedgeredWriter {
             method: endpoint.method, path: endpoint.path, body: endpoint.body.map { String(decoding: $0, as: UTF8.self) },
             account: context.account(for: client), subject: subject, source: context.source, agent: context.agent)
         do {
-            try context.ledger.append(entry)
+            try await context.ledger.append(entry)
         } catch {
             return .notSent("the audit ledger could not be written (\(error)); nothing was sent")
         }
-        func record(_ status: AuditLedger.OutcomeStatus, _ detail: String?) {
+        func record(_ status: AuditLedger.OutcomeStatus, _ detail: String?) async {
             var outcome = entry
             outcome.time = now()
             outcome.event = .outcome
@@ -75,15 +81,15 @@ public enum LedgeredWriter {
             outcome.detail = detail
             // Sent already: a failure to record the outcome leaves the write unresolved, which is
             // safe (it is offered again with the same identifier), so it does not hide the answer.
-            try? context.ledger.append(outcome)
+            try? await context.ledger.append(outcome)
         }
         do {
             let response = try await client.send(endpoint)
-            record(.applied, describe(response))
+            await record(.applied, describe(response))
             return .applied(response)
         } catch {
             let status = classify(error)
-            record(status, error.summary)
+            await record(status, error.summary)
             switch status {
             case .refused: return .refused(error)
             case .notSent: return .notSent(error.summary)

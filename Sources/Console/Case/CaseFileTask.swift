@@ -15,17 +15,24 @@ enum CaseFileTask {
         let now = state.now
         let request = ConsoleReducer.start(&state, "Case file for \(customer.query)", owner: .customer)
         return [.task(PaneTask(request: request, name: "case file \(customer.query)") { services, _ in
-            let ledger = services.writes?.ledger
-            let writes = CaseFile.writes(for: customer, in: ledger?.writes() ?? [], environment: environment, bundleId: services.writes?.bundleId)
+            // A ledger that cannot be read leaves the writes out of the file, and says so.
+            var ledgerProblem: String?
+            var recorded: [WriteRecord] = []
+            if let ledger = services.writes?.ledger {
+                do { recorded = try await ledger.writes() } catch { ledgerProblem = "\(error)" }
+            }
+            let writes = CaseFile.writes(for: customer, in: recorded, environment: environment, bundleId: services.writes?.bundleId)
             let file = CaseFile(customer: customer, environment: environment, writes: writes, generatedAt: now)
             let markdown = file.markdown()
-            guard let ledger else { return Written(markdown: markdown, path: nil, problem: "no state folder to save it in") }
-            let folder = (ledger.path as NSString).deletingLastPathComponent + "/cases"
+            guard let stateFolder = services.writes?.stateFolder else {
+                return Written(markdown: markdown, path: nil, problem: ledgerProblem ?? "no state folder to save it in")
+            }
+            let folder = stateFolder + "/cases"
             let path = folder + "/\(fileName(customer.query, now)).md"
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try Data(markdown.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-                return Written(markdown: markdown, path: path, problem: nil)
+                return Written(markdown: markdown, path: path, problem: ledgerProblem.map { "its writes are missing: \($0)" })
             } catch {
                 return Written(markdown: markdown, path: nil, problem: "\(error.localizedDescription)")
             }

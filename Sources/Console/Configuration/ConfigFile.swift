@@ -36,7 +36,7 @@ public struct ConfigFile: Sendable, Equatable {
     }
 
     static let profileKeys: Set<String> = [
-        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store",
+        "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store", "agent",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -128,6 +128,7 @@ public struct ConfigFile: Sendable, Equatable {
             }
             profile.store = text.hasPrefix("~/") ? expandHome(text, home: home) : text
         }
+        if let text = try string("agent") { profile.agent = try ProfileParsing.agent(text, source: where_("agent")) }
         return profile
     }
 

@@ -22,6 +22,11 @@ public struct Profile: Sendable, Equatable {
     /// Where notifications (and, for a team, what agents share) are stored: a file path or a
     /// postgres:// URL, as written in the config file.
     public var store: String?
+    /// The name the audit ledger and case notes give this agent; default the login name.
+    public var agent: String?
+
+    /// `agent`, else the login name.
+    public var agentName: String { agent ?? WriteContext.loginName }
 
     /// Used when no profile, variable or flag sets `timeout`.
     public static let defaultTimeout: TimeInterval = 60
@@ -45,6 +50,7 @@ public struct Profile: Sendable, Equatable {
         if let value = other.readOnly { readOnly = value }
         if let value = other.theme { theme = value }
         if let value = other.timeout { timeout = value }
+        if let value = other.agent { agent = value }
     }
 
     /// What is still needed before a request can be made, as the user would fix it.
@@ -72,6 +78,7 @@ public struct ProfileOverrides: Sendable, Equatable {
     public var readOnly: Bool?
     public var theme: String?
     public var timeout: TimeInterval?
+    public var agent: String?
 
     public init() {}
 
@@ -96,6 +103,7 @@ public struct ProfileOverrides: Sendable, Equatable {
         if let text = value("READ_ONLY") { overrides.readOnly = try ProfileParsing.bool(text, source: "IAPDESK_READ_ONLY") }
         overrides.theme = value("THEME")
         if let text = value("TIMEOUT") { overrides.timeout = try ProfileParsing.timeout(text, source: "IAPDESK_TIMEOUT") }
+        if let text = value("AGENT") { overrides.agent = try ProfileParsing.agent(text, source: "IAPDESK_AGENT") }
         return overrides
     }
 }
@@ -129,6 +137,15 @@ public enum ProfileParsing {
             throw .invalidValue(source: source, detail: "must be more than 0 and at most 86400 seconds")
         }
         return seconds
+    }
+
+    /// A name of at most 64 printable characters, shown beside every write and note.
+    static func agent(_ text: String, source: String) throws(ConfigurationError) -> String {
+        let name = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 64, !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw .invalidValue(source: source, detail: "must be a name of 1 to 64 printable characters, such as \"sam\"")
+        }
+        return name
     }
 
     static func bool(_ text: String, source: String) throws(ConfigurationError) -> Bool {

@@ -139,11 +139,14 @@ public final class EffectRunner: Sendable {
                 return
             }
             let line = write.record.resolution(note: note, source: .console, agent: writes.agent, now: Date())
-            do {
-                try writes.ledger.append(line)
-                post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .success(())))
-            } catch {
-                post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "Not recorded: \(error)"))))
+            let post = self.post
+            Task {
+                do {
+                    try await writes.ledger.append(line)
+                    post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .success(())))
+                } catch {
+                    post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "Not recorded: \(error)"))))
+                }
             }
         case .requestTestNotification(let request):
             // The request stays in flight while its status is polled, so it does not finish here.
@@ -379,7 +382,13 @@ public final class EffectRunner: Sendable {
             let path = Endpoints.extendSubscriptionRenewalDate(
                 originalTransactionId: originalTransactionId, request: ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .undeclared, requestIdentifier: "-")).path
             let yearAgo = now.addingTimeInterval(-365 * 86_400)
-            for record in writes.ledger.writes() where record.account == account && record.intent.path == path {
+            let recorded: [WriteRecord]
+            do {
+                recorded = try await writes.ledger.writes()
+            } catch {
+                return .failure(DisplayError(summary: "Earlier extensions cannot be counted: \(error)"))
+            }
+            for record in recorded where record.account == account && record.intent.path == path {
                 guard let outcome = record.lastOutcome, outcome.outcome == .applied, outcome.time > yearAgo, outcome.time < windowStart else { continue }
                 older.append(outcome.time)
             }

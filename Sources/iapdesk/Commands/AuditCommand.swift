@@ -18,12 +18,13 @@ struct AuditListCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only writes started at or after this date (2026-11-01, 7d, ...).") var since: String?
     @Flag(name: .long, help: "Only writes whose outcome is unknown.") var unresolved = false
     @Flag(name: .long, help: "One JSON document instead of a table.") var json = false
+    @OptionGroup var ledgerOptions: LedgerOptions
 
     func run() async throws {
         try await runReporting {
-            let ledger = try AuditLedgerFile.open()
+            let ledger = try await ledgerOptions.open()
             let start = try since.map { try DateArgument.require($0, "--since") }
-            let (entries, unreadable) = ledger.read()
+            let (entries, unreadable) = try await AuditLedgerAccess.reading(ledger) { try await $0.read() }
             let all = WriteRecord.fold(entries)
             let subjects = customer.map { Self.subjects(matching: $0, in: all) }
             let writes = all.filter { record in
@@ -34,14 +35,14 @@ struct AuditListCommand: AsyncParsableCommand {
                 return true
             }
             let printer = Printer(json: json)
-            printer.emit(["ledger": ledger.path, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
+            printer.emit(["ledger": ledger.location, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
             if writes.isEmpty {
                 let filtered = customer.map { " for \($0)" } ?? ""
-                printer.text("No writes\(unresolved ? " with an unknown outcome" : "")\(filtered) in \(ledger.path) (\(all.count) write\(all.count == 1 ? "" : "s") in all).")
+                printer.text("No writes\(unresolved ? " with an unknown outcome" : "")\(filtered) in \(ledger.location) (\(all.count) write\(all.count == 1 ? "" : "s") in all).")
             }
             if !writes.isEmpty { printer.text(Self.render(writes, width: TerminalInfo.width)) }
             if unreadable > 0 {
-                FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.path) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
+                FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.location) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
             }
         }
     }
@@ -113,11 +114,12 @@ struct AuditResolveCommand: AsyncParsableCommand {
     @Argument(help: "The write's request identifier (iapdesk audit --unresolved lists them).") var requestIdentifier: String
     @Option(name: .long, help: "Only the write of this profile, when several share the identifier.") var profile: String?
     @Option(name: .long, help: "What you found, kept in the ledger.") var note: String = "closed from the command line after checking"
+    @OptionGroup var ledgerOptions: LedgerOptions
 
     func run() async throws {
         try await runReporting {
-            let ledger = try AuditLedgerFile.open()
-            let matches = ledger.unresolved().filter {
+            let ledger = try await ledgerOptions.open()
+            let matches = try await AuditLedgerAccess.reading(ledger) { try await $0.unresolved() }.filter {
                 $0.requestIdentifier == requestIdentifier && (profile == nil || $0.account?.profile == profile)
             }
             guard let record = matches.first else {
@@ -127,26 +129,13 @@ struct AuditResolveCommand: AsyncParsableCommand {
             guard matches.count == 1 else {
                 throw CLIError("\(matches.count) writes of different profiles share \(requestIdentifier).", hint: "Add --profile NAME.", status: .usage)
             }
-            let line = record.resolution(note: note, source: .commandLine, agent: WriteContext.loginName, now: Date())
+            let line = record.resolution(note: note, source: .commandLine, agent: ledgerOptions.agent, now: Date())
             do {
-                try ledger.append(line)
+                try await ledger.append(line)
             } catch {
                 throw CLIError("The audit ledger could not be written: \(error)", status: .failure)
             }
             print("Resolved \(record.intent.write) \(requestIdentifier) (\(record.intent.subject ?? record.intent.path)): \(note).")
-        }
-    }
-}
-
-/// The ledger every write goes to, at its one place in the state directory.
-enum AuditLedgerFile {
-    static var path: String { ConfigLoader().stateDirectory + "/audit.jsonl" }
-
-    static func open() throws -> AuditLedger {
-        do {
-            return try AuditLedger(path: path)
-        } catch {
-            throw CLIError("The audit ledger cannot be opened: \(error)", hint: "Check \(path) and its folder are writable.", status: .failure)
         }
     }
 }

@@ -32,10 +32,17 @@ struct CaseCommand: AsyncParsableCommand {
             else {
                 throw CLIError("No customer found for \(id) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
             }
-            let ledger = try? AuditLedgerFile.open()
+            // A ledger that cannot be read leaves the writes out, and says so.
+            var recorded: [WriteRecord] = []
+            do {
+                let ledger = try await AuditLedgerAccess.open(profileStore: session.profile.store, demo: session.demo != nil)
+                recorded = try await AuditLedgerAccess.reading(ledger) { try await $0.writes() }
+            } catch {
+                FileHandle.standardError.write(Data("note: the case file has no writes from the audit ledger: \(error)\n".utf8))
+            }
             let file = CaseFile(
                 customer: customer, environment: session.environment,
-                writes: CaseFile.writes(for: customer, in: ledger?.writes() ?? [], environment: session.environment, bundleId: session.profile.bundleId),
+                writes: CaseFile.writes(for: customer, in: recorded, environment: session.environment, bundleId: session.profile.bundleId),
                 generatedAt: Date())
             let document = format == "json" ? file.json() : Data(file.markdown().utf8)
             if let output {

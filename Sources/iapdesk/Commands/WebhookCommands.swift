@@ -20,19 +20,26 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The store named by --store, IAPDESK_STORE or IAPDESK_STORE_PATH; nil when none is.
-    var named: String? {
+    var named: String? { store ?? Self.namedByEnvironment }
+
+    /// IAPDESK_STORE, else IAPDESK_STORE_PATH.
+    static var namedByEnvironment: String? {
         let environment = ProcessInfo.processInfo.environment
-        return store ?? environment["IAPDESK_STORE"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? environment["IAPDESK_STORE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
+        return environment["IAPDESK_STORE"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["IAPDESK_STORE_PATH"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// Where the store is: the one named, else the profile's `store`, else the default file.
     func location(profileStore: String?) throws -> StoreLocation {
-        guard let text = named ?? profileStore else { return .file(path: SQLiteNotificationStore.defaultPath()) }
+        try Self.location(flag: store, profileStore: profileStore)
+    }
+
+    /// The same for commands without --store (writes, whose ledger is in the store).
+    static func location(flag: String?, profileStore: String?) throws -> StoreLocation {
+        guard let text = flag ?? namedByEnvironment ?? profileStore else { return .file(path: SQLiteNotificationStore.defaultPath()) }
         do {
             return try StoreLocation(parsing: text)
         } catch {
-            let source = store != nil ? "--store" : (named != nil ? "IAPDESK_STORE" : "the profile's store")
+            let source = flag != nil ? "--store" : (namedByEnvironment != nil ? "IAPDESK_STORE" : "the profile's store")
             throw CLIError("\(source): \(error.description).", status: .usage)
         }
     }

@@ -184,7 +184,7 @@ enum ConsoleLauncher {
             throw CLIError("\(error)", status: .configuration)
         }
         // Without a ledger the console still reads; writes are refused with the reason.
-        let writes = try? session.writeContext(source: .console)
+        let writes = try? await session.writeContext(source: .console)
         var state = ConsoleState(
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
@@ -230,7 +230,7 @@ enum ConsoleLauncher {
         var effects: [ConsoleEffect] = []
         if let writes {
             // Only this account's unfinished writes are reconciled; the rest are counted and left alone.
-            let plan = WriteReconciler.plan(writes.ledger.unresolved(), accounts: session.accounts(writes), now: Date())
+            let plan = WriteReconciler.plan((try? await writes.ledger.unresolved()) ?? [], accounts: session.accounts(writes), now: Date())
             effects = ConsoleReducer.reconcile(&state, plan)
         }
         let loop = ConsoleLoop(

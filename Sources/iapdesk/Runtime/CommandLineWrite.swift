@@ -18,9 +18,9 @@ struct CommandLineWrite<Response: Sendable> {
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
         try session.requireWritable()
-        let context = try session.writeContext(source: .commandLine)
+        let context = try await session.writeContext(source: .commandLine)
         let account = context.account(for: session.client)
-        let (identifier, resend) = try chooseIdentifier(context: context, account: account)
+        let (identifier, resend) = try await chooseIdentifier(context: context, account: account)
         let endpoint = endpoint(identifier)
         let body = endpoint.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
         try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
@@ -57,9 +57,9 @@ struct CommandLineWrite<Response: Sendable> {
     }
 
     /// A new identifier, or the one of an earlier run of the same write whose outcome is unknown.
-    private func chooseIdentifier(context: WriteContext, account: WriteAccount) throws -> (String, Bool) {
+    private func chooseIdentifier(context: WriteContext, account: WriteAccount) async throws -> (String, Bool) {
         let probe = endpoint("-")
-        let open = context.ledger.unresolved().filter {
+        let open = try await AuditLedgerAccess.reading(context.ledger) { try await $0.unresolved() }.filter {
             $0.account == account && $0.intent.write == kind.rawValue && $0.intent.path == probe.path
         }
         if let givenIdentifier {

@@ -109,11 +109,11 @@ final class Session: Sendable {
     }
 
     /// Who writes, and the ledger every write is recorded in (console and command line share it).
-    func writeContext(source: WriteSource) throws -> WriteContext {
-        let ledger = try AuditLedgerFile.open()
+    func writeContext(source: WriteSource) async throws -> WriteContext {
+        let ledger = try await AuditLedgerAccess.open(profileStore: profile.store, demo: demo != nil)
         return WriteContext(
             ledger: ledger, profile: profile.name, bundleId: profile.bundleId ?? "-", keyId: profile.keyId ?? "-",
-            isDemo: demo != nil, source: source, agent: WriteContext.loginName)
+            isDemo: demo != nil, source: source, agent: profile.agentName, stateFolder: ConfigLoader().stateDirectory)
     }
 
     /// The accounts this session writes in: its environment, and the fallback's when it has one.
