@@ -105,6 +105,22 @@ import Testing
         #expect(WriteRecord.fold([intent, closed]).first?.isResolved == true)
     }
 
+    /// On a team's store, another agent's write of the same account may be on the wire right now:
+    /// a console started meanwhile neither re-sends it nor asks about it.
+    @Test func anotherAgentsWriteIsTheirsToFinish() async throws {
+        let now = Date()
+        let mine = extendIntent("mine", account: Self.support, at: now.addingTimeInterval(-60))
+        var theirs = extendIntent("theirs", account: Self.support, at: now.addingTimeInterval(-5))
+        theirs.agent = "kim"
+        let plan = WriteReconciler.plan(WriteRecord.fold([mine, theirs]), accounts: [Self.support], agent: "sam", now: now)
+        #expect(plan.resend.map(\.record.requestIdentifier) == ["mine"])
+        #expect(plan.ask.isEmpty)
+        #expect(plan.otherAgents.map(\.requestIdentifier) == ["theirs"])
+        var state = ConsoleState(profileName: "support", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
+        _ = ConsoleReducer.reconcile(&state, plan)
+        #expect(state.toasts.contains { $0.text.contains("1 write of this account by kim without an outcome yet") })
+    }
+
     @Test func reconciliationTouchesOnlyTheRunningAccount() async throws {
         let now = Date()
         let recent = extendIntent("recent", account: Self.support, at: now.addingTimeInterval(-60))

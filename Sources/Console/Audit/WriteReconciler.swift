@@ -2,7 +2,8 @@ import AppStoreServerAPI
 import Foundation
 
 /// Decides, at start, what happens to writes left without an outcome: only writes made in the
-/// running session's account are touched; a recent extension is re-sent with its request
+/// running session's account by the same agent are touched (on a team's store another agent's
+/// write may be on the wire right now); a recent extension is re-sent with its request
 /// identifier (Apple applies an identifier once); anything older waits for the agent to decide.
 public enum WriteReconciler {
     public struct Plan: Sendable, Equatable {
@@ -12,16 +13,23 @@ public enum WriteReconciler {
         public var ask: [UnresolvedWrite] = []
         /// Unresolved writes of other profiles, servers, apps or keys: never touched here.
         public var otherAccounts: [WriteRecord] = []
+        /// Unresolved writes of this account by other agents: theirs to finish.
+        public var otherAgents: [WriteRecord] = []
     }
 
     /// How old the last attempt may be for a re-send without asking.
     public static let automaticResendWindow: TimeInterval = 10 * 60
 
-    public static func plan(_ unresolved: [WriteRecord], accounts: Set<WriteAccount>, now: Date) -> Plan {
+    /// `agent`: the running agent's name; nil takes every agent's writes as this one's.
+    public static func plan(_ unresolved: [WriteRecord], accounts: Set<WriteAccount>, agent: String? = nil, now: Date) -> Plan {
         var plan = Plan()
         for record in unresolved {
             guard let account = record.account, accounts.contains(account) else {
                 plan.otherAccounts.append(record)
+                continue
+            }
+            if let agent, let writer = record.intent.agent, writer != agent {
+                plan.otherAgents.append(record)
                 continue
             }
             let target = extendTarget(record)

@@ -25,6 +25,11 @@ enum UnresolvedWritesReducer {
         }
         state.unresolvedWrites = plan.ask
         if !plan.ask.isEmpty, state.overlay == nil { state.overlay = .unresolvedWrite }
+        if !plan.otherAgents.isEmpty {
+            let agents = Set(plan.otherAgents.compactMap(\.intent.agent)).sorted().joined(separator: ", ")
+            ConsoleReducer.toast(
+                &state, "\(plan.otherAgents.count) write\(plan.otherAgents.count == 1 ? "" : "s") of this account by \(agents) without an outcome yet: theirs to finish (iapdesk audit --unresolved)")
+        }
         if !plan.otherAccounts.isEmpty {
             ConsoleReducer.toast(
                 &state, "\(plan.otherAccounts.count) unfinished write\(plan.otherAccounts.count == 1 ? "" : "s") of other profiles or accounts left untouched: iapdesk audit --unresolved",

@@ -230,7 +230,8 @@ enum ConsoleLauncher {
         var effects: [ConsoleEffect] = []
         if let writes {
             // Only this account's unfinished writes are reconciled; the rest are counted and left alone.
-            let plan = WriteReconciler.plan((try? await writes.ledger.unresolved()) ?? [], accounts: session.accounts(writes), now: Date())
+            let plan = WriteReconciler.plan(
+                (try? await writes.ledger.unresolved()) ?? [], accounts: session.accounts(writes), agent: writes.agent, now: Date())
             effects = ConsoleReducer.reconcile(&state, plan)
         }
         let loop = ConsoleLoop(
