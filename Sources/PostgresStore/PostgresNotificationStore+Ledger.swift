@@ -42,3 +42,26 @@ extension PostgresNotificationStore: LedgerStore {
         """
     }
 }
+
+/// A session advisory lock on a connection of its own, held only while `body` runs; a process
+/// that dies drops its connection and with it the lock.
+extension PostgresNotificationStore: WriteLocking {
+    public func withWriteLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        let namespace = PostgresSchema.Lock.writes
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(namespace), hashtext(\(key)))", logger: Self.logger)
+                do {
+                    let value = try await body()
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(namespace), hashtext(\(key)))", logger: Self.logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("SELECT pg_advisory_unlock(\(namespace), hashtext(\(key)))", logger: Self.logger)
+                    throw error
+                }
+            }
+        } catch let error as PSQLError {
+            throw storeError(error)
+        }
+    }
+}

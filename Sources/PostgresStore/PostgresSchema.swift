@@ -116,5 +116,7 @@ enum PostgresSchema {
         /// IDs then become visible in order, so a reader that moves a cursor along them (the Live
         /// pane, `received --follow`) never skips one committed late by another receiver.
         static let arrivals: Int32 = 2
+        /// The class of the locks held around one write's send, keyed by what it writes to.
+        static let writes: Int32 = 0x1A9E
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the audit ledger of writes is kept when it lives in the store: one agent's SQLite file,
 /// or a team's server where every agent sees every other's writes. Lines are only ever added.
-public protocol LedgerStore: Sendable {
+public protocol LedgerStore: WriteLocking {
     /// Adds one line; durable when this returns (the line of an intent must survive a crash while
     /// its request is on the wire).
     func appendLedgerLine(_ line: LedgerLine) async throws
@@ -34,4 +34,10 @@ public struct LedgerLine: Sendable, Equatable {
         self.agent = agent
         self.entry = entry
     }
+}
+
+/// Held only around one write's send, so two agents cannot send a write to the same subscription
+/// at the same moment: the second waits, then reads what the first did before it decides.
+public protocol WriteLocking: Sendable {
+    func withWriteLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T
 }

@@ -40,3 +40,10 @@ extension SQLiteNotificationStore {
             ])
     }
 }
+
+/// One agent's processes on one machine share the file: a lock file beside it is enough.
+extension SQLiteNotificationStore: WriteLocking {
+    public func withWriteLock<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        try await FileLock.withLock(path + ".write-lock", body)
+    }
+}

@@ -231,6 +231,15 @@ public final class AuditLedger: Sendable {
         return pread(fd, &last, 1, status.st_size - 1) == 1 && last != 0x0A
     }
 
+    /// Runs `body` holding the lock of `key` (what a write writes to) against every other process
+    /// on this ledger: other agents' too when the ledger is a team's.
+    public func exclusively<T: Sendable>(_ key: String, _ body: @Sendable () async throws -> T) async throws -> T {
+        switch backing {
+        case .file(let path): return try await FileLock.withLock(path + ".lock", body)
+        case .store(let store, _): return try await store.withWriteLock(key, body)
+        }
+    }
+
     /// Every readable line, in order; `unreadable` counts lines that are not entries (a line cut
     /// short by a crash while it was written).
     public func read() async throws -> (entries: [Entry], unreadable: Int) {

@@ -56,13 +56,87 @@ public enum WriteResult<Response: Sendable>: Sendable {
     case unknown(APIError)
 }
 
+/// What must not have changed since the agent confirmed a write: writes by anyone (any agent,
+/// any key) to the same thing after the ledger was read for the confirmation.
+public struct SendGuard: Sendable {
+    /// What the write writes to, the same for every agent: app, environment, server and path.
+    public var key: String
+    /// When the ledger was read for what the agent confirmed.
+    public var seenAt: Date
+    public var matches: @Sendable (WriteRecord) -> Bool
+
+    public init(key: String, seenAt: Date, matches: @escaping @Sendable (WriteRecord) -> Bool) {
+        self.key = key
+        self.seenAt = seenAt
+        self.matches = matches
+    }
+
+    /// For writes to `path` of this app in this environment and server, by whoever made them.
+    public static func sameTarget(path: String, account: WriteAccount, seenAt: Date) -> SendGuard {
+        SendGuard(
+            key: [account.bundleId, account.environment, account.baseURL, path].joined(separator: "|"), seenAt: seenAt,
+            matches: { record in
+                guard let other = record.account else { return false }
+                return record.intent.path == path && other.bundleId == account.bundleId && other.environment == account.environment
+                    && other.baseURL == account.baseURL
+            })
+    }
+
+    /// The latest write to the same thing started after `seenAt` (another agent's, or another
+    /// process's), other than this one.
+    func newer(in writes: [WriteRecord], than requestIdentifier: String) -> WriteRecord? {
+        // Ledger times are whole seconds: a write in the second the ledger was read counts as newer
+        // (asking again is safe; sending twice is not).
+        let since = seenAt.timeIntervalSince1970.rounded(.down)
+        return writes.last {
+            $0.requestIdentifier != requestIdentifier && matches($0) && $0.intent.time.timeIntervalSince1970 >= since
+                && $0.lastOutcome?.outcome != .notSent
+        }
+    }
+
+    func lookAgain(_ record: WriteRecord, now: Date) -> String {
+        let who = record.intent.agent ?? "someone"
+        let seconds = max(0, Int(now.timeIntervalSince(record.intent.time)))
+        let when = seconds < 90 ? "\(seconds) s ago" : "\(seconds / 60) min ago"
+        let what = record.intent.write == WriteKind.extend.rawValue ? "an extension of the same subscription" : "a \(record.intent.write) to the same target"
+        return "\(who) sent \(what) \(when) (\(record.stateLabel)); look at it again and confirm again"
+    }
+}
+
 /// The one way every write is sent, from the console and the command line: the intent (or the
 /// re-send) is flushed to the ledger before the request, the outcome written after the answer.
 public enum LedgeredWriter {
     public static func send<Response: Sendable>(
         _ endpoint: Endpoint<Response>, requestIdentifier: String, write: WriteKind, subject: String,
-        resend: Bool = false, client: AppStoreServerClient, context: WriteContext, now: @Sendable () -> Date = Date.init,
-        describe: (Response) -> String? = { _ in nil }
+        resend: Bool = false, client: AppStoreServerClient, context: WriteContext, now: @escaping @Sendable () -> Date = Date.init,
+        guardedBy sendGuard: SendGuard? = nil, describe: @escaping @Sendable (Response) -> String? = { _ in nil }
+    ) async -> WriteResult<Response> {
+        guard let sendGuard else {
+            return await sendNow(
+                endpoint, requestIdentifier: requestIdentifier, write: write, subject: subject, resend: resend, client: client, context: context,
+                now: now, describe: describe)
+        }
+        // Held only around the send: another agent about to write to the same thing waits, then
+        // finds this write in the ledger and is asked to look again.
+        do {
+            return try await context.ledger.exclusively(sendGuard.key) {
+                let writes = try await context.ledger.writes()
+                if let newer = sendGuard.newer(in: writes, than: requestIdentifier) {
+                    return .notSent(sendGuard.lookAgain(newer, now: now()))
+                }
+                return await sendNow(
+                    endpoint, requestIdentifier: requestIdentifier, write: write, subject: subject, resend: resend, client: client,
+                    context: context, now: now, describe: describe)
+            }
+        } catch {
+            return .notSent("the audit ledger could not be checked for other agents' writes (\(error)); nothing was sent")
+        }
+    }
+
+    private static func sendNow<Response: Sendable>(
+        _ endpoint: Endpoint<Response>, requestIdentifier: String, write: WriteKind, subject: String,
+        resend: Bool, client: AppStoreServerClient, context: WriteContext, now: @Sendable () -> Date,
+        describe: (Response) -> String?
     ) async -> WriteResult<Response> {
         let entry = AuditLedger.Entry(
             time: now(), event: resend ? .resend : .intent, requestIdentifier: requestIdentifier, write: write.rawValue,

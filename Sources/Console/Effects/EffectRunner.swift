@@ -108,9 +108,12 @@ public final class EffectRunner: Sendable {
                     post(.extended(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
                     return
                 }
+                let sendGuard = target.seenLedgerAt.map {
+                    SendGuard.sameTarget(path: target.endpoint.path, account: writes.account(for: scoped.client), seenAt: $0)
+                }
                 let result = await LedgeredWriter.send(
                     target.endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
-                    resend: target.isResend, client: scoped.client, context: writes,
+                    resend: target.isResend, client: scoped.client, context: writes, guardedBy: sendGuard,
                     describe: { response in response.effectiveDate.map { "renews \(DisplayFormat.iso($0))" } })
                 post(.extended(request: request, result))
             }
@@ -377,23 +380,31 @@ public final class EffectRunner: Sendable {
             return .failure(services.failure(error))
         }
         var older: [Date] = []
+        var recordedByTeam: [RecordedExtension] = []
+        var readAt: Date?
         if let writes = services.writes {
             let account = writes.account(for: services.client)
             let path = Endpoints.extendSubscriptionRenewalDate(
                 originalTransactionId: originalTransactionId, request: ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .undeclared, requestIdentifier: "-")).path
             let yearAgo = now.addingTimeInterval(-365 * 86_400)
             let recorded: [WriteRecord]
+            readAt = Date()
             do {
                 recorded = try await writes.ledger.writes()
             } catch {
                 return .failure(DisplayError(summary: "Earlier extensions cannot be counted: \(error)"))
             }
-            for record in recorded where record.account == account && record.intent.path == path {
-                guard let outcome = record.lastOutcome, outcome.outcome == .applied, outcome.time > yearAgo, outcome.time < windowStart else { continue }
+            // Every agent's, whatever key they send with: Apple counts the subscription's.
+            recordedByTeam = RecordedExtension.find(in: recorded, path: path, account: account, since: yearAgo)
+            for record in recorded where SendGuard.sameTarget(path: path, account: account, seenAt: yearAgo).matches(record) {
+                guard record.intent.write == WriteKind.extend.rawValue, let outcome = record.lastOutcome, outcome.outcome == .applied,
+                      outcome.time > yearAgo, outcome.time < windowStart
+                else { continue }
                 older.append(outcome.time)
             }
         }
-        return .success(ExtensionCount(notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays))
+        return .success(ExtensionCount(
+            notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays, recorded: recordedByTeam, readAt: readAt))
     }
 }
 

@@ -120,17 +120,24 @@ public struct ExtendTarget: Sendable, Equatable {
     public var subject: String
     /// A re-send of an earlier intent with its request identifier.
     public var isResend: Bool
+    /// When the ledger was read for the confirmation: the send waits for any other agent's write to
+    /// this subscription, and is stopped when one was made since.
+    public var seenLedgerAt: Date?
 
     /// The request that is sent, and recorded in the ledger, exactly as the confirmation shows it.
     public var endpoint: Endpoint<ExtendRenewalDateResponse> {
         Endpoints.extendSubscriptionRenewalDate(originalTransactionId: originalTransactionId, request: body)
     }
 
-    public init(originalTransactionId: String, body: ExtendRenewalDateRequest, environment: AppStoreEnvironment?, subject: String, isResend: Bool = false) {
+    public init(
+        originalTransactionId: String, body: ExtendRenewalDateRequest, environment: AppStoreEnvironment?, subject: String, isResend: Bool = false,
+        seenLedgerAt: Date? = nil
+    ) {
         self.originalTransactionId = originalTransactionId
         self.body = body
         self.environment = environment
         self.subject = subject
         self.isResend = isResend
+        self.seenLedgerAt = seenLedgerAt
     }
 }

@@ -190,11 +190,17 @@ public struct ExtensionCount: Sendable, Equatable {
     public var fromLedger: [Date]
     /// How far back Apple's history reaches in this environment (180 days in Production, 30 in Sandbox).
     public var windowDays: Int
+    /// This subscription's extensions in the audit ledger in the last 365 days, by any agent.
+    public var recorded: [RecordedExtension]
+    /// When the ledger was read: a write to the subscription recorded after it makes the agent look again.
+    public var readAt: Date?
 
-    public init(notified: [Date], fromLedger: [Date], windowDays: Int) {
+    public init(notified: [Date], fromLedger: [Date], windowDays: Int, recorded: [RecordedExtension] = [], readAt: Date? = nil) {
         self.notified = notified
         self.fromLedger = fromLedger
         self.windowDays = windowDays
+        self.recorded = recorded
+        self.readAt = readAt
     }
 
     public var total: Int { notified.count + fromLedger.count }

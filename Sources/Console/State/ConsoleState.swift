@@ -116,7 +116,10 @@ public struct ExtendForm: Sendable, Equatable {
 
     /// The extension the confirmation shows and, confirmed, sends: one value for both.
     public var target: ExtendTarget? {
-        request.map { ExtendTarget(originalTransactionId: originalTransactionId, body: $0, environment: environment, subject: subject) }
+        request.map {
+            ExtendTarget(
+                originalTransactionId: originalTransactionId, body: $0, environment: environment, subject: subject, seenLedgerAt: earlier.value?.readAt)
+        }
     }
 }
 

@@ -43,6 +43,10 @@ enum ExtendOverlay {
             row("Extensions", "unknown: \(error.summary)", .warning)
         case .loaded(let count):
             row("Extensions", "\(count.summary) (Apple allows 2 a year)", count.total >= 2 ? .error : .modal)
+            // What the team's ledger has, newest first, so an agent sees a colleague's extension of today.
+            for recorded in count.recorded.suffix(3).reversed() {
+                row("", "extended " + recorded.line(now: state.now), recorded.applied ? .warning : .muted)
+            }
         }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
         lines.append([])

@@ -23,6 +23,7 @@ struct CommandLineWrite<Response: Sendable> {
         let (identifier, resend) = try await chooseIdentifier(context: context, account: account)
         let endpoint = endpoint(identifier)
         let body = endpoint.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let sendGuard = kind == .extend ? try await showRecordedExtensions(endpoint.path, context: context, account: account) : nil
         try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
         // Printed before the request leaves, so it is known whatever happens next.
         FileHandle.standardError.write(Data("Request identifier: \(identifier)\n".utf8))
@@ -31,7 +32,7 @@ struct CommandLineWrite<Response: Sendable> {
         let result = await Deadline.$current.withValue(Deadline(seconds: session.timeout)) {
             await LedgeredWriter.send(
                 endpoint, requestIdentifier: identifier, write: kind, subject: subject, resend: resend,
-                client: session.client, context: context)
+                client: session.client, context: context, guardedBy: sendGuard)
         }
         switch result {
         case .applied(let response):
@@ -47,6 +48,19 @@ struct CommandLineWrite<Response: Sendable> {
                 "The \(kind.rawValue) for \(subject) may have been applied: \(error.summary) Request identifier \(identifier).",
                 hint: checkHint(), status: .unavailable)
         }
+    }
+
+    /// Every agent's extensions of this subscription in the last 365 days, said before the
+    /// confirmation; the send is then held against another agent's write made meanwhile.
+    private func showRecordedExtensions(_ path: String, context: WriteContext, account: WriteAccount) async throws -> SendGuard {
+        let now = Date()
+        let writes = try await AuditLedgerAccess.reading(context.ledger) { try await $0.writes() }
+        let recorded = RecordedExtension.find(in: writes, path: path, account: account, since: now.addingTimeInterval(-365 * 86_400))
+        if !recorded.isEmpty {
+            let lines = recorded.reversed().map { "  extended " + $0.line(now: now) }
+            FileHandle.standardError.write(Data((["Extensions of this subscription in the audit ledger (last 365 days):"] + lines).joined(separator: "\n").utf8 + [0x0A]))
+        }
+        return SendGuard.sameTarget(path: path, account: account, seenAt: now)
     }
 
     private func checkHint() -> String {
