@@ -3,6 +3,12 @@ import Foundation
 import Testing
 
 @Suite struct ThemeTests {
+    @Test func withoutTheShippedThemesTheDefaultIsTheBuiltInOne() throws {
+        let alone = ThemeCatalog(userDirectory: nil, shipped: nil)
+        #expect(try alone.load("default") == Theme.fallback)
+        #expect(throws: ThemeError.self) { try alone.load("light") }
+    }
+
     @Test func shippedThemesLoadAndCoverEveryRole() throws {
         let catalog = ThemeCatalog(userDirectory: nil)
         #expect(catalog.names == ["default", "high-contrast", "light", "monochrome", "solarized-dark"])

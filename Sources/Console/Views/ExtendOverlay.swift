@@ -44,7 +44,8 @@ enum ExtendOverlay {
         case .loaded(let count):
             row("Extensions", "\(count.summary) (Apple allows 2 a year)", count.total >= 2 ? .error : .modal)
             // What the team's ledger has, newest first, so an agent sees a colleague's extension of today.
-            for recorded in count.recorded.suffix(3).reversed() {
+            // The confirmation keeps the newest only, so it still fits a 24-line terminal.
+            for recorded in count.recorded.suffix(form.confirming ? 1 : 3).reversed() {
                 row("", "extended " + recorded.line(now: state.now), recorded.applied ? .warning : .muted)
             }
         }

@@ -4,9 +4,12 @@ import Foundation
 /// where a user theme of the same name wins.
 public struct ThemeCatalog: Sendable {
     public let userDirectory: String?
+    /// The shipped themes' folder, nil when none was found.
+    public let shipped: URL?
 
-    public init(userDirectory: String?) {
+    public init(userDirectory: String?, shipped: URL? = ThemeCatalog.shippedDirectory) {
         self.userDirectory = userDirectory
+        self.shipped = shipped
     }
 
     /// Where the shipped themes are: `IAPDESK_THEMES_DIR`; else `share/iapdesk/themes` beside the
@@ -41,7 +44,7 @@ public struct ThemeCatalog: Sendable {
 
     public var names: [String] {
         var names = Set<String>()
-        for folder in [Self.shippedDirectory?.path, userDirectory].compactMap({ $0 }) {
+        for folder in [shipped?.path, userDirectory].compactMap({ $0 }) {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             for file in files where file.hasSuffix(".toml") { names.insert(String(file.dropLast(5))) }
         }
@@ -57,11 +60,13 @@ public struct ThemeCatalog: Sendable {
         guard !safe.isEmpty, safe == name else { throw ThemeError("\"\(name)\" is not a theme name") }
         var candidates: [String] = []
         if let userDirectory { candidates.append(userDirectory + "/\(name).toml") }
-        if let shipped = Self.shippedDirectory { candidates.append(shipped.appendingPathComponent("\(name).toml").path) }
+        if let shipped { candidates.append(shipped.appendingPathComponent("\(name).toml").path) }
         for path in candidates where FileManager.default.fileExists(atPath: path) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw ThemeError("\(path) cannot be read") }
             return try Theme.parse(text, source: path)
         }
+        // A binary run away from its themes (copied alone, or from another folder) still opens.
+        if name == "default" && shipped == nil { return Theme.fallback }
         throw ThemeError("No theme named \"\(name)\" (available: \(names.joined(separator: ", ")))")
     }
 }

@@ -92,6 +92,8 @@ final class Session: Sendable {
         // Test notifications go to the demo's own receiver, so the round trip works offline.
         server.webhookURL = server.receiverURL
         var profile = Profile(name: "demo")
+        // The demo needs no config, but an agent's name (IAPDESK_AGENT) still names its writes.
+        profile.agent = (try? ProfileOverrides.fromEnvironment(ProcessInfo.processInfo.environment))?.agent
         profile.bundleId = DemoServer.bundleId
         profile.appAppleId = DemoServer.appAppleId
         profile.environment = configuration.environment
