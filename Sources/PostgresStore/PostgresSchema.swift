@@ -103,6 +103,12 @@ enum PostgresSchema {
             "CREATE INDEX ledger_path ON ledger(path, time)",
             "CREATE TABLE ledger_imports (source TEXT PRIMARY KEY, lines INTEGER NOT NULL, imported TIMESTAMPTZ NOT NULL)",
         ],
+        // 4: case notes, each kept under every ID its customer was known by when it was written.
+        [
+            "CREATE TABLE notes (id BIGSERIAL PRIMARY KEY, time TIMESTAMPTZ NOT NULL, agent TEXT NOT NULL, text TEXT NOT NULL)",
+            "CREATE TABLE note_subjects (note_id BIGINT NOT NULL REFERENCES notes(id), subject TEXT NOT NULL)",
+            "CREATE INDEX note_subjects_subject ON note_subjects(subject)",
+        ],
     ]
 
     static var version: Int { migrations.count }

@@ -8,7 +8,7 @@ import Synchronization
 /// so that every committed write is on disk before `record` returns, created with mode 600 in a
 /// folder of mode 700. Deliveries that arrive together are committed together (one fsync for the
 /// batch, see GroupCommit); other processes wait on SQLite's lock.
-public final class SQLiteNotificationStore: NotificationStore, LedgerStore {
+public final class SQLiteNotificationStore: NotificationStore, LedgerStore, NoteStore {
     public let path: String
     let connection: SQLiteConnection
     /// The connection's own thread: SQLite blocks while it waits for another connection's lock, and
@@ -117,6 +117,12 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore {
             """,
             "CREATE INDEX ledger_path ON ledger(path, time_ms)",
             "CREATE TABLE ledger_imports (source TEXT PRIMARY KEY, lines INTEGER NOT NULL, imported_ms INTEGER NOT NULL)",
+        ],
+        // 4: case notes, each kept under every ID its customer was known by when it was written.
+        [
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, agent TEXT NOT NULL, text TEXT NOT NULL)",
+            "CREATE TABLE note_subjects (note_id INTEGER NOT NULL REFERENCES notes(id), subject TEXT NOT NULL)",
+            "CREATE INDEX note_subjects_subject ON note_subjects(subject)",
         ],
     ]
 

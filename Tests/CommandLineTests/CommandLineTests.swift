@@ -179,6 +179,24 @@ import Testing
         #expect(object["effectiveDateMs"] is Int)
     }
 
+    @Test func notesAreKeptWithTheirAgentAndListed() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-notes-\(UUID().uuidString)").path
+        let environment = ["XDG_STATE_HOME": state, "IAPDESK_AGENT": "sam"]
+        let added = try await run(["note", "MK5TTTVWJH", "Outage on the 3rd; extended 7 days", "--demo"], environment: environment)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(added.stdout.contains("Noted for MK5TTTVWJH by sam"))
+        let listed = try await run(["note", "MK5TTTVWJH", "--demo", "--json"], environment: environment)
+        let notes = try #require((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any])?["notes"] as? [[String: Any]])
+        #expect(notes.map { $0["text"] as? String } == ["Outage on the 3rd; extended 7 days"])
+        #expect(notes.map { $0["agent"] as? String } == ["sam"])
+        let empty = try await run(["note", "MK5TTTVWJH", "   ", "--demo"], environment: environment)
+        #expect(empty.status == 64)
+        #expect(empty.stderr.contains("The note is empty."))
+        let long = try await run(["note", "MK5TTTVWJH", String(repeating: "é", count: 501), "--demo"], environment: environment)
+        #expect(long.status == 64)
+        #expect(long.stderr.contains("at most 500"))
+    }
+
     @Test func finishTransactionIsAConfirmedWriteInTheLedger() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-state-\(UUID().uuidString)").path
         let environment = ["XDG_STATE_HOME": state]

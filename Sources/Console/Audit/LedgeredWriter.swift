@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import WebhookStore
 
 /// Who is writing, and where the ledger is: everything a write needs besides its request.
 public struct WriteContext: Sendable {
@@ -13,10 +14,12 @@ public struct WriteContext: Sendable {
     public var agent: String
     /// The state folder (case files are saved in its `cases/`); nil when there is none.
     public var stateFolder: String?
+    /// Where case notes are kept: the same store as the ledger.
+    public var notes: (any NoteStore)?
 
     public init(
         ledger: AuditLedger, profile: String, bundleId: String, keyId: String, isDemo: Bool, source: WriteSource, agent: String,
-        stateFolder: String? = nil
+        stateFolder: String? = nil, notes: (any NoteStore)? = nil
     ) {
         self.ledger = ledger
         self.profile = profile
@@ -26,6 +29,7 @@ public struct WriteContext: Sendable {
         self.source = source
         self.agent = agent
         self.stateFolder = stateFolder
+        self.notes = notes
     }
 
     /// The account a write sent with `client` is made in.

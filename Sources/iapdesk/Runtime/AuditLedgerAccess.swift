@@ -15,15 +15,22 @@ enum AuditLedgerAccess {
     static var demoPath: String { DemoStateLocation.path() + "/audit.jsonl" }
 
     static func open(profileStore: String?, demo: Bool, storeFlag: String? = nil) async throws -> AuditLedger {
+        try await openWithNotes(profileStore: profileStore, demo: demo, storeFlag: storeFlag).ledger
+    }
+
+    /// The ledger and the case notes, which live in the same store.
+    static func openWithNotes(profileStore: String?, demo: Bool, storeFlag: String? = nil) async throws -> (ledger: AuditLedger, notes: any NoteStore) {
         if demo {
             do {
-                return try AuditLedger(path: demoPath)
+                let ledger = try AuditLedger(path: demoPath)
+                let notes = try await SQLiteNotificationStore.open(path: DemoStateLocation.path() + "/notes.sqlite")
+                return (ledger, notes)
             } catch {
-                throw CLIError("The demo's audit ledger cannot be opened: \(error)", hint: "Check \(demoPath) and its folder are writable.", status: .failure)
+                throw CLIError("The demo's audit ledger cannot be opened: \(error)", hint: "Check \(DemoStateLocation.path()) is writable.", status: .failure)
             }
         }
         let location = try StoreOptions.location(flag: storeFlag, profileStore: profileStore)
-        let store: any LedgerStore
+        let store: any LedgerStore & NoteStore
         switch location {
         case .file(let path):
             do {
@@ -41,7 +48,7 @@ enum AuditLedgerAccess {
             }
         }
         do {
-            return try await AuditLedger.inStore(store, location: location.description, importing: legacyPath)
+            return (try await AuditLedger.inStore(store, location: location.description, importing: legacyPath), store)
         } catch {
             throw CLIError("\(error)", status: .failure)
         }

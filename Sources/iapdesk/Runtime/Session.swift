@@ -112,10 +112,10 @@ final class Session: Sendable {
 
     /// Who writes, and the ledger every write is recorded in (console and command line share it).
     func writeContext(source: WriteSource) async throws -> WriteContext {
-        let ledger = try await AuditLedgerAccess.open(profileStore: profile.store, demo: demo != nil)
+        let (ledger, notes) = try await AuditLedgerAccess.openWithNotes(profileStore: profile.store, demo: demo != nil)
         return WriteContext(
             ledger: ledger, profile: profile.name, bundleId: profile.bundleId ?? "-", keyId: profile.keyId ?? "-",
-            isDemo: demo != nil, source: source, agent: profile.agentName, stateFolder: ConfigLoader().stateDirectory)
+            isDemo: demo != nil, source: source, agent: profile.agentName, stateFolder: ConfigLoader().stateDirectory, notes: notes)
     }
 
     /// The accounts this session writes in: its environment, and the fallback's when it has one.
