@@ -233,6 +233,7 @@ struct DeliveryHandler: Sendable {
     }
 
     static func signedPayload(in data: Data) -> Result<String, Refusal> {
+        if let jws = SignedPayloadScanner.signedPayload(in: data) { return .success(jws) }
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             return .failure(Refusal(reason: "not-json", detail: "The body is not JSON."))
         }
