@@ -33,7 +33,9 @@ enum SignedPayloadScanner {
             guard expect("\"") else { return nil }
             let start = index
             // Printable ASCII without quote or backslash: the string's bytes are its value.
-            while index < bytes.count, bytes[index] >= 0x20, bytes[index] < 0x7F, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte &- 0x20 < 0x5F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { break }
                 index += 1
             }
             let end = index
