@@ -13,6 +13,7 @@ struct DeliveryHandler: Sendable {
     let store: any NotificationStore
     let onArrival: @Sendable (Arrival) -> Void
     let slots: Slots
+    let deadlines = ReadDeadlines()
     let forwarder: Forwarder?
 
     init(
@@ -155,43 +156,41 @@ struct DeliveryHandler: Sendable {
 
     /// Reads the body, never holding more than the limit: a declared length over it is refused
     /// after reading only the quarantined prefix, and a stream is cut as soon as it passes it.
+    /// The read is a task of its own so that `deadlines` can cut it off at the read timeout.
     func read(_ request: Request) async -> Body {
         let limit = configuration.maxBodyBytes
         let prefixLimit = configuration.quarantinedPrefixBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
         let collected = Collected()
-        let timeout = configuration.readTimeout
-        let finished = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                do {
-                    if let declared, declared > limit {
-                        collected.declaredTooLarge(declared)
-                        for try await chunk in request.body {
-                            collected.append(chunk, keepingAtMost: prefixLimit)
-                            if collected.count >= prefixLimit { break }
-                        }
-                        return true
+        let reader = Task {
+            do {
+                if let declared, declared > limit {
+                    collected.declaredTooLarge(declared)
+                    for try await chunk in request.body {
+                        collected.append(chunk, keepingAtMost: prefixLimit)
+                        if collected.count >= prefixLimit { break }
                     }
+                } else {
                     for try await chunk in request.body {
                         collected.append(chunk, keepingAtMost: limit + 1)
                         if collected.count > limit { break }
                     }
-                } catch {
-                    collected.failed("\(error)")
                 }
-                return true
+            } catch {
+                collected.failed("\(error)")
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            collected.finish()
         }
+        let watched = deadlines.watch(.init(deadline: .now + configuration.readTimeout, body: collected, reader: reader))
+        await withTaskCancellationHandler {
+            await reader.value
+        } onCancel: {
+            reader.cancel()
+        }
+        deadlines.finish(watched)
         let snapshot = collected.snapshot()
         // The deadline first: cutting the read off is what made it fail then.
-        guard finished else { return .timedOut(prefix: snapshot.data.prefix(prefixLimit)) }
+        if snapshot.cut { return .timedOut(prefix: snapshot.data.prefix(prefixLimit)) }
         if let declared = snapshot.declared { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: declared) }
         if let error = snapshot.error { return .failed(prefix: snapshot.data.prefix(prefixLimit), error: error) }
         if snapshot.seen > limit { return .tooLarge(prefix: snapshot.data.prefix(prefixLimit), size: snapshot.seen) }
@@ -205,6 +204,9 @@ struct DeliveryHandler: Sendable {
             var seen = 0
             var declared: Int?
             var error: String?
+            /// Whichever comes first, the end of the read or the deadline, rules out the other.
+            var finished = false
+            var cut = false
         }
         private let state = Mutex(State())
 
@@ -222,6 +224,11 @@ struct DeliveryHandler: Sendable {
 
         func failed(_ error: String) { state.withLock { $0.error = error } }
 
+        func finish() { state.withLock { if !$0.cut { $0.finished = true } } }
+
+        /// The deadline passed first: the read is about to be cancelled.
+        func cut() { state.withLock { if !$0.finished { $0.cut = true } } }
+
         func snapshot() -> State { state.withLock { $0 } }
     }
 
@@ -233,6 +240,7 @@ struct DeliveryHandler: Sendable {
     }
 
     static func signedPayload(in data: Data) -> Result<String, Refusal> {
+        if let jws = SignedPayloadScanner.signedPayload(in: data) { return .success(jws) }
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
             return .failure(Refusal(reason: "not-json", detail: "The body is not JSON."))
         }

@@ -19,8 +19,10 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     }
 
     /// `commit` writes a batch in one transaction and gives one result per item, in order. The
-    /// caller that finds nobody committing commits for everyone waiting until its own write is in
-    /// (a lone writer needs no other task); whoever still waits then is handed to a task.
+    /// caller that finds nobody committing starts a task that commits for everyone waiting, batch
+    /// after batch, until nobody waits. That task runs at high priority: between a batch's
+    /// statements it waits for a thread, and at the priority of requests it waited behind the
+    /// signature checks of every request in flight, which held up every delivery of the batch.
     public func submit(_ item: Item, commit: @escaping Commit) async throws -> Output {
         let slot = Slot()
         let leads = state.withLock { state -> Bool in
@@ -29,12 +31,12 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             state.committing = true
             return true
         }
-        if leads { await drain(commit, until: slot) }
+        if leads { Task(priority: .high) { await self.drain(commit) } }
         return try await slot.value()
     }
 
-    /// Commits batches until nobody waits, or, with `slot`, until its write is in.
-    private func drain(_ commit: @escaping Commit, until slot: Slot?) async {
+    /// Commits batches until nobody waits.
+    private func drain(_ commit: @escaping Commit) async {
         while true {
             let batch = state.withLock { state -> [(item: Item, slot: Slot)] in
                 let taken = Array(state.waiting.prefix(maxBatch))
@@ -47,13 +49,6 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             for (index, waiting) in batch.enumerated() {
                 waiting.slot.fill(index < results.count ? results[index] : .failure(GroupCommitError.noResult))
             }
-            guard let slot, slot.isFilled else { continue }
-            let more = state.withLock { state -> Bool in
-                if state.waiting.isEmpty { state.committing = false }
-                return !state.waiting.isEmpty
-            }
-            if more { Task { await self.drain(commit, until: nil) } }
-            return
         }
     }
 

@@ -208,6 +208,9 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         try await gate.run {
             _ = try await self.connection.query("PRAGMA journal_mode=WAL")
             _ = try await self.connection.query("PRAGMA synchronous=FULL")
+            // A batch's multi-row statements keep a statement journal (to undo a statement that
+            // fails half-way); in memory it is not written to a temporary file at every commit.
+            _ = try await self.connection.query("PRAGMA temp_store=MEMORY")
             _ = try await self.connection.query("PRAGMA foreign_keys=ON")
             try await self.migrate(upTo: target)
         }
@@ -276,9 +279,17 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
     }
 
-    /// One transaction for a batch of deliveries, each in a savepoint of its own: one that fails
-    /// is rolled back alone and its caller gets the error; the others are committed together.
-    private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
+    /// One transaction for a batch of deliveries, written a table at a time (see insertAll). When
+    /// that fails, the batch is written again with each delivery in a savepoint of its own: one
+    /// that fails is rolled back alone and its caller gets the error; the others are committed together.
+    func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
+        if let outcomes = try? await transaction({ try await self.insertAll(deliveries) }) {
+            return outcomes.map { .success($0) }
+        }
+        return await recordEach(deliveries)
+    }
+
+    private func recordEach(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
         let connection = self.connection
         do {
             return try await transaction {

@@ -93,9 +93,21 @@ public struct SignedDataVerifier: Sendable {
             return ContentIdentity(kind: "a notification", bundleId: .carried(bundle), appAppleId: .carried(appleId), environment: environment)
         }
         let data = notification.payload?.data
-        async let transaction = optional(data?.signedTransactionInfo) { await verifyTransaction($0) }
-        async let renewal = optional(data?.signedRenewalInfo) { await verifyRenewalInfo($0) }
-        async let appTransaction = optional(notification.payload?.appData?.signedAppTransactionInfo) { await verifyAppTransaction($0) }
+        let signedTransaction = data?.signedTransactionInfo
+        let signedRenewal = data?.signedRenewalInfo
+        let signedAppTransaction = notification.payload?.appData?.signedAppTransactionInfo
+        // One nested payload (the usual case) is checked in this task: a child task would cost a
+        // task and a thread hop per notification and gain nothing. Several are checked at once.
+        let nested = [signedTransaction, signedRenewal, signedAppTransaction].count { $0 != nil }
+        guard nested > 1 else {
+            return DecodedNotification(
+                notification: notification, transaction: await optional(signedTransaction) { await verifyTransaction($0) },
+                renewalInfo: await optional(signedRenewal) { await verifyRenewalInfo($0) },
+                appTransaction: await optional(signedAppTransaction) { await verifyAppTransaction($0) })
+        }
+        async let transaction = optional(signedTransaction) { await verifyTransaction($0) }
+        async let renewal = optional(signedRenewal) { await verifyRenewalInfo($0) }
+        async let appTransaction = optional(signedAppTransaction) { await verifyAppTransaction($0) }
         return DecodedNotification(
             notification: notification, transaction: await transaction, renewalInfo: await renewal,
             appTransaction: await appTransaction)

@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+@testable import WebhookReceiver
+
+/// One watcher cuts off every read that runs past its deadline, and only those.
+@Suite struct ReadDeadlinesTests {
+    @Test func aReadPastItsDeadlineIsCutAndCancelledAndTheOthersAreNot() async throws {
+        let deadlines = ReadDeadlines()
+        func read(_ body: DeliveryHandler.Collected, for duration: Duration) -> Task<Void, Never> {
+            Task {
+                try? await Task.sleep(for: duration)
+                body.finish()
+            }
+        }
+        let quick = DeliveryHandler.Collected()
+        let quickReader = read(quick, for: .milliseconds(10))
+        let quickId = deadlines.watch(.init(deadline: .now + .seconds(5), body: quick, reader: quickReader))
+        let stuck = DeliveryHandler.Collected()
+        let stuckReader = read(stuck, for: .seconds(60))
+        let stuckId = deadlines.watch(.init(deadline: .now + .milliseconds(200), body: stuck, reader: stuckReader))
+        await quickReader.value
+        deadlines.finish(quickId)
+        let started = ContinuousClock.now
+        await stuckReader.value
+        deadlines.finish(stuckId)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(stuckReader.isCancelled)
+        #expect(stuck.snapshot().cut)
+        #expect(!quick.snapshot().cut)
+        #expect(!quickReader.isCancelled)
+    }
+}
