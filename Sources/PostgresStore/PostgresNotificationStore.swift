@@ -74,6 +74,17 @@ public final class PostgresNotificationStore: NotificationStore {
     /// back alone and its caller gets the error; the others are committed together.
     private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
         do {
+            return try await run { try await self.writeBatch(deliveries) }
+        } catch {
+            // The commit itself failed, or the server did not answer: nothing of the batch is known
+            // to be stored, so every caller answers 503 and Apple retries.
+            let failure = storeError(error)
+            return deliveries.map { _ in .failure(failure) }
+        }
+    }
+
+    private func writeBatch(_ deliveries: [NotificationDelivery]) async throws -> [Result<RecordOutcome, any Error>] {
+        do {
             return try await client.withTransaction(logger: Self.logger) { connection in
                 try await Self.lockArrivals(connection)
                 var results: [Result<RecordOutcome, any Error>] = []
@@ -298,7 +309,7 @@ public final class PostgresNotificationStore: NotificationStore {
     // MARK: Support
 
     /// Runs a query's rows through `make`, with the store's errors.
-    func rows<T>(_ query: PostgresQuery, _ make: @escaping @Sendable (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
+    func rows<T: Sendable>(_ query: PostgresQuery, _ make: @escaping @Sendable (PostgresRandomAccessRow) throws -> T) async throws -> [T] {
         try await run {
             var values: [T] = []
             for try await row in try await self.client.query(query, logger: Self.logger) {
@@ -308,14 +319,31 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    /// Runs `body`, turning the driver's errors (whose own text hides everything) into the store's.
-    func run<T>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body` within `seconds`, turning the driver's errors (whose own text hides everything)
+    /// into the store's. A server that stops answering (down, unreachable, a dropped database) is
+    /// said as such at once rather than after the pool's own minute of retries: the receiver then
+    /// answers 503 and Apple retries, which stores the notification once when the server is back.
+    func run<T: Sendable>(seconds: Double = PostgresNotificationStore.queryDeadline, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
-            return try await body()
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(seconds))
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw NotificationStoreError.unwritable(path: address.redacted, reason: "the server did not answer within \(Int(seconds)) s")
+                }
+                return value
+            }
         } catch {
             throw storeError(error)
         }
     }
+
+    /// How long one query or transaction may take before the server is said not to answer.
+    public static let queryDeadline: Double = 10
 
     func storeError(_ error: any Error) -> any Error {
         if error is NotificationStoreError { return error }

@@ -16,6 +16,9 @@ public enum StoreLocation: Sendable, Equatable, CustomStringConvertible {
         } else if lowered.contains("://") {
             let scheme = trimmed.prefix { $0 != ":" }
             throw StoreLocationError("a store URL must start with postgres:// (not \(scheme)://); a file store is a path")
+        } else if trimmed.range(of: "^[A-Za-z][A-Za-z0-9+.-]*:/", options: .regularExpression) != nil || lowered.hasPrefix("postgres") && lowered.contains("@") {
+            // "postgres:/user:secret@host/db": a URL mistyped, never a file to make (nor to print).
+            throw StoreLocationError("the store looks like a URL but is not one: write it as postgres://user@host:5432/database; a file store is a path")
         } else {
             self = .file(path: trimmed)
         }

@@ -99,6 +99,22 @@ import WebhookStore
         }
     }
 
+    /// The receiver answers 503 when the store fails; a server gone away must fail a write promptly
+    /// (the pool alone keeps retrying for a minute), with words a person reads.
+    @Test func aServerGoneAwayFailsAWriteSayingSo() async throws {
+        let database = try await TestPostgres.database()
+        let store = try await PostgresNotificationStore.open(database.address)
+        _ = try await store.record(delivery("before"))
+        await database.drop()
+        let started = ContinuousClock.now
+        let failed = await #expect(throws: NotificationStoreError.self) { _ = try await store.record(delivery("after")) }
+        #expect(ContinuousClock.now - started < .seconds(PostgresNotificationStore.queryDeadline + 20))
+        let said = failed.map { "\($0)" } ?? ""
+        #expect(said.contains(database.address.redacted))
+        #expect(!said.contains("ConnectionPoolError"))
+        try await store.close()
+    }
+
     @Test func errorsNameTheServerButNeverThePassword() async throws {
         let server = try await TestPostgres.address()
         // Nothing listens on port 1.
@@ -169,6 +185,11 @@ import WebhookStore
         #expect(error("postgres://sam:pw@db.example.com:99999/support").contains("port"))
         #expect(error("postgres://sam:pw@db/support?sslmode=maybe").contains("sslmode must be one of"))
         #expect(error("postgres://sam:pw@db/support?timeout=3").contains("unknown parameter timeout"))
+        for typo in ["postgres:/sam:hunter2@db/support", "postgresql:sam:hunter2@db/support", "postgres//sam:hunter2@db/support"] {
+            let said = error(typo)
+            #expect(said.contains("looks like a URL but is not one"), "\(typo): \(said)")
+            #expect(!said.contains("hunter2"))
+        }
         let unreadable = error("postgres://sam:hunter2@db:abc/support")
         #expect(unreadable.contains("cannot be read"))
         #expect(!unreadable.contains("hunter2"))

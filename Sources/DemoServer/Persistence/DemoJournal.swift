@@ -65,7 +65,13 @@ final class DemoJournal: Sendable {
         var skipped: [Skipped] = []
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
             do {
-                entries.append(try AppStoreJSON.decode(DemoJournalEntry.self, from: Data(line)))
+                let entry = try AppStoreJSON.decode(DemoJournalEntry.self, from: Data(line))
+                // A line edited by hand may hold what the server itself never accepts.
+                if let problem = entry.problem {
+                    skipped.append(Skipped(line: index + 1, reason: problem))
+                } else {
+                    entries.append(entry)
+                }
             } catch {
                 let reason = (try? JSONSerialization.jsonObject(with: Data(line))) == nil
                     ? "not a whole JSON line (cut short by a crash?)" : "not a write this version of iapdesk knows (\(error))"

@@ -40,6 +40,17 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         self.id = id
     }
 
+    /// Why the server would never have written this line (days out of Apple's 1 to 90, a time
+    /// outside any dataset); nil when it can be replayed.
+    var problem: String? {
+        guard at.timeIntervalSince1970.isFinite, abs(at.timeIntervalSince1970) < 4_102_444_800 else { return "its time is out of range" }
+        if let days, !(1...90).contains(days) { return "an extension of \(days) days (Apple allows 1 to 90)" }
+        if let request = massExtension, let days = request.extendByDays, !(1...90).contains(Int(days)) {
+            return "a mass extension of \(days) days (Apple allows 1 to 90)"
+        }
+        return nil
+    }
+
     /// The words `demo --reset` counts it in.
     var noun: String {
         switch kind {

@@ -49,10 +49,21 @@ public struct DemoStateFolder: Sendable {
                 return Opened(anchor: saved.anchor, authority: authority, journal: DemoJournal(path: journalPath), inUse: inUse)
             } catch {
                 inUse.close()
-                throw .unreadable(datasetPath, String(describing: error))
+                throw .unreadable(datasetPath, error is DecodingError ? "not the demo's dataset (edited by hand?); iapdesk demo --reset starts a new one" : "\(error)")
             }
         }
         let anchor = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        // Writes kept without the dataset they were made on would be replayed onto a new chain and
+        // fail verification: they are set aside, whole, and the new dataset starts empty.
+        if FileManager.default.fileExists(atPath: journalPath) {
+            let aside = journalPath.replacingOccurrences(of: ".jsonl", with: "") + ".without-dataset-\(Int(now.timeIntervalSince1970)).jsonl"
+            guard rename(journalPath, aside) == 0 else {
+                inUse.close()
+                throw .cannotWrite(journalPath, "it was kept without its dataset and cannot be set aside: \(String(cString: strerror(errno)))")
+            }
+            FileHandle.standardError.write(Data(
+                "note: demo state: \(datasetPath) was missing, so the writes kept without it were set aside in \(aside) and a new dataset starts empty.\n".utf8))
+        }
         do {
             let authority = try DemoServer.signingAuthority(anchor: anchor)
             let saved = Saved(anchor: anchor, x5c: authority.x5c, leafKey: authority.leafKeyPEM)

@@ -93,7 +93,7 @@ struct MassExtendCommand: AsyncParsableCommand {
                 givenIdentifier: requestId, identifierIsSent: true)
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
             printer.emit(["requestIdentifier": response.requestIdentifier ?? identifier, "productId": productId])
-            printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? identifier)")
+            printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? identifier)\(global.followUpFlags)")
         }
     }
 }

@@ -123,7 +123,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
             printer.text("Requested a test notification in \(session.environmentLabel). Token: \(token)")
             guard wait else {
                 printer.emit(["testNotificationToken": token, "environment": session.environment.rawValue])
-                printer.text("Check later with: iapdesk test-notification-status \(token)")
+                printer.text("Check later with: iapdesk test-notification-status \(token)\(global.followUpFlags)")
                 return
             }
             let deadline = Date().addingTimeInterval(waitTimeout)
@@ -134,7 +134,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
                     return
                 } catch let error as APIError where error.isNotReadyYet {
                     guard Date() < deadline else {
-                        throw CLIError("No delivery result after \(Int(waitTimeout)) s.", hint: "Check later with iapdesk test-notification-status \(token), or wait longer with --wait-timeout.", status: .unavailable)
+                        throw CLIError("No delivery result after \(Int(waitTimeout)) s.", hint: "Check later with iapdesk test-notification-status \(token)\(global.followUpFlags), or wait longer with --wait-timeout.", status: .unavailable)
                     }
                     if !printer.json { FileHandle.standardError.write(Data("waiting for the delivery result...\n".utf8)) }
                     try await Task.sleep(nanoseconds: 1_000_000_000)

@@ -37,7 +37,7 @@ struct ReplayCommand: AsyncParsableCommand {
             let target = try ReplaySender.target(to)
             // The demo's replays never go into the real store: without --store, one of this run's.
             var resolved: ResolvedStore
-            if global.demo && storeOptions.named == nil {
+            if global.demo && storeOptions.store == nil {
                 let session = try await Session.open(global)
                 do {
                     resolved = try await StoreAccess.resolve(storeOptions, session: session)

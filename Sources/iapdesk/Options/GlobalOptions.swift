@@ -5,6 +5,21 @@ import Foundation
 
 /// Options every command that talks to the API accepts.
 struct GlobalOptions: ParsableArguments {
+    /// The options that choose where a follow-up command goes (`--demo`, `--profile`,
+    /// `--environment`, `--config`), to append to a command printed for the agent to run next.
+    var followUpFlags: String {
+        var flags: [String] = []
+        if demo { flags.append("--demo") }
+        if let profile { flags.append("--profile \(Self.quoted(profile))") }
+        if let config { flags.append("--config \(Self.quoted(config))") }
+        if let environment { flags.append("--environment \(environment)") }
+        return flags.isEmpty ? "" : " " + flags.joined(separator: " ")
+    }
+
+    private static func quoted(_ text: String) -> String {
+        text.allSatisfy { $0.isLetter || $0.isNumber || "-_./~".contains($0) } ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     @Flag(name: .long, help: "Run against an embedded demo App Store Server (no credentials, no network).")
     var demo = false
 

@@ -53,11 +53,13 @@ enum StoreAccess {
         return "Check the server, user, database and password of the store's URL (the password may also come from PGPASSWORD); docs/team.md."
     }
 
-    /// The store named by the options (else the profile's); with --demo and none named, a store of
+    /// The store named by the options (else the profile's); with --demo and no --store, a store of
     /// this run holding what the demo's history would have delivered (as `iapdesk demo` starts),
     /// so the demo shows every kind of gap and never touches the real store.
     static func resolve(_ options: StoreOptions, session: Session) async throws -> ResolvedStore {
-        guard let demo = session.demo, options.named == nil else {
+        // Only --store takes the demo elsewhere: IAPDESK_STORE may name a team's store, which the
+        // demo's made-up notifications must never reach.
+        guard let demo = session.demo, options.store == nil else {
             let profileStore = session.demo == nil ? session.profile.store : nil
             return ResolvedStore(location: try options.location(profileStore: profileStore), temporaryFolder: nil)
         }
