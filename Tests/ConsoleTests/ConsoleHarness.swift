@@ -2,6 +2,7 @@ import AppStoreServerAPI
 @testable import Console
 import DemoServer
 import Foundation
+import WebhookStore
 import Synchronization
 import TerminalUI
 
@@ -16,24 +17,25 @@ final class ConsoleHarness: @unchecked Sendable {
     let writes: WriteContext
 
     static func start(
-        readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults(), received: ReceivedNotifications? = nil
+        readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults(), received: ReceivedNotifications? = nil,
+        notes: (any NoteStore)? = nil
     ) async throws -> ConsoleHarness {
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
         configuration.anchor = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60)
         let server = try await DemoServer.start(configuration)
         server.webhookURL = server.receiverURL
-        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received)
+        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received, notes: notes)
     }
 
-    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?) throws {
+    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?) throws {
         self.server = server
         let box = ActionBox()
         self.box = box
         let ledger = try AuditLedger(path: ledgerPath ?? NSTemporaryDirectory() + "iapdesk-harness-\(UUID().uuidString).jsonl")
         let writes = WriteContext(
             ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test",
-            stateFolder: (ledger.location as NSString).deletingLastPathComponent)
+            stateFolder: (ledger.location as NSString).deletingLastPathComponent, notes: notes)
         self.writes = writes
         // `:doctor` checks the demo's credentials written as a profile's would be.
         let doctor = try DoctorFixture(server).doctor(server)

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import WebhookStore
 
 /// One document an agent attaches to a ticket: who the customer is, where they were found and
 /// whether every signature verified; subscriptions and renewal info in words; purchases; refunds;
@@ -9,12 +10,15 @@ public struct CaseFile: Sendable {
     public var environment: AppStoreEnvironment
     /// The audit ledger's writes for this customer, oldest first.
     public var writes: [WriteRecord]
+    /// The agents' case notes about this customer, oldest first.
+    public var notes: [CaseNote]
     public var generatedAt: Date
 
-    public init(customer: CustomerState, environment: AppStoreEnvironment, writes: [WriteRecord], generatedAt: Date) {
+    public init(customer: CustomerState, environment: AppStoreEnvironment, writes: [WriteRecord], notes: [CaseNote] = [], generatedAt: Date) {
         self.customer = customer
         self.environment = environment
         self.writes = writes
+        self.notes = notes
         self.generatedAt = generatedAt
     }
 
@@ -136,6 +140,12 @@ public struct CaseFile: Sendable {
             let intent = record.intent
             out.append("- \(DisplayFormat.date(intent.time)) \(intent.write) for \(intent.subject ?? intent.path): \(record.stateLabel) (by \(intent.agent ?? "?") from \(intent.source?.rawValue ?? "?"), profile \(intent.account?.profile ?? "?"), request \(record.requestIdentifier))")
         }
+        out.append("")
+
+        out.append("## Notes")
+        out.append("")
+        if notes.isEmpty { out.append("None.") }
+        for note in notes { out.append("- \(DisplayFormat.date(note.time)) \(note.agent): \(note.text)") }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -201,6 +211,7 @@ public struct CaseFile: Sendable {
              "started": DisplayFormat.iso(record.intent.time), "agent": record.intent.agent ?? "", "source": record.intent.source?.rawValue ?? "",
              "requestIdentifier": record.requestIdentifier, "profile": record.intent.account?.profile ?? ""]
         }
+        document["notes"] = notes.map { ["time": DisplayFormat.iso($0.time), "agent": $0.agent, "text": $0.text] }
         for (key, loadable) in [("subscriptions", c.subscriptions.failure), ("purchases", c.history.failure), ("refunds", c.refunds.failure),
                                 ("notifications", c.notifications.failure)] {
             if let error = loadable { document[key + "Error"] = error.summary }

@@ -1,4 +1,5 @@
 import Foundation
+import WebhookStore
 
 /// `x` on the customer summary: the case file of the customer on screen, copied to the clipboard
 /// (OSC 52) and saved in the state folder's `cases/`, with the path said.
@@ -22,7 +23,11 @@ enum CaseFileTask {
                 do { recorded = try await ledger.writes() } catch { ledgerProblem = "\(error)" }
             }
             let writes = CaseFile.writes(for: customer, in: recorded, environment: environment, bundleId: services.writes?.bundleId)
-            let file = CaseFile(customer: customer, environment: environment, writes: writes, generatedAt: now)
+            var notes: [CaseNote] = []
+            if let store = services.writes?.notes {
+                do { notes = try await store.notes(concerning: CaseNotes.subjects(customer)) } catch { ledgerProblem = ledgerProblem ?? "\(error)" }
+            }
+            let file = CaseFile(customer: customer, environment: environment, writes: writes, notes: notes, generatedAt: now)
             let markdown = file.markdown()
             guard let stateFolder = services.writes?.stateFolder else {
                 return Written(markdown: markdown, path: nil, problem: ledgerProblem ?? "no state folder to save it in")

@@ -26,7 +26,9 @@ enum CustomerPane {
                                return state.inFlight.isEmpty ? nil : "The customer is still loading; the case file waits for all of it."
                            },
                            perform: { state, _ in CaseFileTask.start(&state) }),
+            CaseNotes.command,
         ],
+        colonCommands: [CaseNotes.colonCommand],
         selectedID: { $0.customer?.anchorId ?? $0.customer?.query },
         render: CustomerView.render,
         opened: { state in
@@ -39,9 +41,11 @@ enum CustomerPane {
         },
         receive: { state, action in
             if case .answer(_, let written as CaseFileTask.Written) = action { return CaseFileTask.written(&state, written) }
+            if case .answer(_, let answer) = action, let effects = CaseNotes.receive(&state, answer) { return effects }
             return CustomerReducer.receive(&state, action)
         },
         cancelled: CustomerReducer.markCancelled,
+        tick: CaseNotes.tick,
         input: handleLookupKey,
         intercept: { state, _, command in
             // The summary is text, not rows: the list keys scroll it.

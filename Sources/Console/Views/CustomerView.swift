@@ -126,6 +126,19 @@ enum CustomerView {
             // What the receiver stored for this customer, whatever Apple's window.
             line("\(DisplayFormat.count(received, "notification")) received here (Live pane \(Panes.index(of: .live) + 1))", .muted)
         }
+        let notes = state.caseNotes
+        if let list = notes.notes, !list.isEmpty || notes.problem == nil {
+            section("Notes")
+            if list.isEmpty { line("none yet: a adds one", .muted) }
+            // The newest few; the case file holds them all.
+            for note in list.suffix(4) {
+                line("\(DisplayFormat.date(note.time))  \(note.agent): \(note.text)")
+            }
+            if list.count > 4 { line("\(list.count - 4) older in the case file (x)", .muted) }
+        } else if let problem = notes.problem {
+            section("Notes")
+            line("cannot be read: \(problem)", .warning)
+        }
         if case .failed(let error) = customer.appTransaction {
             section("App transaction")
             line(error.summary, .muted)

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Console
 import Foundation
+import WebhookStore
 
 struct CaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -34,15 +35,18 @@ struct CaseCommand: AsyncParsableCommand {
             }
             // A ledger that cannot be read leaves the writes out, and says so.
             var recorded: [WriteRecord] = []
+            var notes: [CaseNote] = []
             do {
-                let ledger = try await AuditLedgerAccess.open(profileStore: session.profile.store, demo: session.demo != nil)
+                let (ledger, noteStore) = try await AuditLedgerAccess.openWithNotes(profileStore: session.profile.store, demo: session.demo != nil)
                 recorded = try await AuditLedgerAccess.reading(ledger) { try await $0.writes() }
+                notes = try await noteStore.notes(concerning: CaseNotes.subjects(customer))
             } catch {
-                FileHandle.standardError.write(Data("note: the case file has no writes from the audit ledger: \(error)\n".utf8))
+                FileHandle.standardError.write(Data("note: the case file has no writes or notes from the store: \(error)\n".utf8))
             }
             let file = CaseFile(
                 customer: customer, environment: session.environment,
                 writes: CaseFile.writes(for: customer, in: recorded, environment: session.environment, bundleId: session.profile.bundleId),
+                notes: notes,
                 generatedAt: Date())
             let document = format == "json" ? file.json() : Data(file.markdown().utf8)
             if let output {

@@ -12,7 +12,7 @@ struct NoteCommand: AsyncParsableCommand {
         discussion: """
             A note is one line of at most 500 characters, kept with the agent's name (agent in the profile, \
             IAPDESK_AGENT, else the login name) and the time, in the store (a team's PostgreSQL store shares it: docs/team.md). \
-            Notes are kept under the ID given; the console's n keeps a note under every ID of the customer on screen, \
+            Notes are kept under the ID given; the console's a keeps a note under every ID of the customer on screen, \
             and shows the notes kept under any of them. Needs no App Store credentials.
             """)
 

@@ -1,0 +1,147 @@
+import Foundation
+import TerminalUI
+import WebhookStore
+
+extension CommandID {
+    public static let customerNote = CommandID("customer.note")
+}
+
+/// The customer's case notes, read from the store (a team's store: every agent's) whenever the
+/// customer on screen changes or a note is added; `a` (`:note TEXT`) adds one.
+public struct CaseNotesModel: PaneModel {
+    /// The notes about the customer on screen, oldest first; nil until read (or with no store).
+    public var notes: [CaseNote]?
+    /// Why they cannot be read, when they cannot.
+    public var problem: String?
+    var readFor: CustomerKey?
+    var reading: Int?
+    var stale = false
+    public init() {}
+}
+
+extension ConsoleState {
+    public var caseNotes: CaseNotesModel {
+        get { models[CaseNotesModel.self] }
+        set { models[CaseNotesModel.self] = newValue }
+    }
+}
+
+public enum CaseNotes {
+    struct Read: Sendable {
+        var key: CustomerKey
+        var notes: [CaseNote]?
+        var problem: String?
+    }
+
+    struct Added: Sendable {
+        var note: CaseNote?
+        var problem: String?
+    }
+
+    static let command = ConsoleCommand(
+        .customerNote, "Add a case note", keys: [.character("a")], context: .customer, inFooter: true, footerLabel: "Note",
+        unavailable: { state in state.customer == nil ? "Look up a customer first." : nil },
+        perform: { state, _ in
+            state.focus = .commandLine
+            state.commandInput = TextInputState(text: "note ", maxLength: CaseNote.maxLength + 8)
+            return []
+        })
+
+    static let colonCommand = ColonCommand(
+        ["note"], usage: ":note TEXT", "Add a case note about the customer on screen (every agent on the store reads it)",
+        example: "Called about the outage; extended 7 days",
+        unavailable: { state in state.customer == nil ? "Look up a customer first." : nil },
+        perform: { state, _, argument in add(&state, argument) })
+
+    /// Every ID the customer is known by so far: what was typed, the original transactions, every purchase.
+    public static func subjects(_ customer: CustomerState) -> Set<String> {
+        var ids = Set(ReceivedHere.customerIDs(customer))
+        ids.insert(customer.query)
+        if let anchor = customer.anchorId { ids.insert(anchor) }
+        for row in customer.history.value ?? [] {
+            if let id = row.payload?.transactionId { ids.insert(id) }
+        }
+        return ids
+    }
+
+    static func add(_ state: inout ConsoleState, _ typed: String) -> [ConsoleEffect] {
+        guard let customer = state.customer else { return [] }
+        let text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else {
+            ConsoleReducer.toast(&state, "The note is empty: :note TEXT", isError: true)
+            return []
+        }
+        guard text.count <= CaseNote.maxLength else {
+            ConsoleReducer.toast(&state, "A note is at most \(CaseNote.maxLength) characters; this one has \(text.count).", isError: true)
+            return []
+        }
+        guard !text.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            ConsoleReducer.toast(&state, "A note is one line, without tabs or control characters.", isError: true)
+            return []
+        }
+        let subjects = subjects(customer)
+        let request = ConsoleReducer.start(&state, "Note for \(customer.query)", owner: .customer)
+        return [.task(PaneTask(request: request, name: "add a note for \(customer.query)") { services, _ in
+            guard let writes = services.writes, let store = writes.notes else {
+                return Added(note: nil, problem: "no store to keep notes in (the audit ledger's store could not be opened)")
+            }
+            do {
+                return Added(note: try await store.addNote(text, agent: writes.agent, at: Date(), subjects: subjects), problem: nil)
+            } catch {
+                return Added(note: nil, problem: "\(error)")
+            }
+        })]
+    }
+
+    static func tick(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        var model = state.caseNotes
+        guard let customer = state.customer else {
+            if model.notes != nil || model.problem != nil { state.caseNotes = CaseNotesModel() }
+            return []
+        }
+        guard model.reading == nil else { return [] }
+        // Compared at every tick, so it is made without walking the rows.
+        let key = CustomerKey(
+            lookup: customer.lookup, subscriptions: customer.subscriptions.value?.count ?? -1, history: customer.history.value?.count ?? -1,
+            transaction: customer.transaction.value?.payload?.originalTransactionId)
+        guard key != model.readFor || model.stale else { return [] }
+        let subjects = subjects(customer)
+        if key.lookup != model.readFor?.lookup { model.notes = nil }
+        model.readFor = key
+        model.stale = false
+        let request = ConsoleReducer.startInBackground(&state, owner: .customer)
+        model.reading = request
+        state.caseNotes = model
+        return [.task(PaneTask(request: request, name: "read notes for \(customer.query)") { services, _ in
+            guard let store = services.writes?.notes else { return Read(key: key, notes: nil, problem: nil) }
+            do {
+                return Read(key: key, notes: try await store.notes(concerning: subjects), problem: nil)
+            } catch {
+                return Read(key: key, notes: nil, problem: "\(error)")
+            }
+        })]
+    }
+
+    /// Takes a read or an added note; nil when the answer is not one of them.
+    static func receive(_ state: inout ConsoleState, _ answer: any Sendable) -> [ConsoleEffect]? {
+        var model = state.caseNotes
+        if let read = answer as? Read {
+            model.reading = nil
+            if read.key == model.readFor {
+                model.notes = read.notes
+                model.problem = read.problem
+            }
+        } else if let added = answer as? Added {
+            if let note = added.note {
+                ConsoleReducer.toast(&state, "Noted by \(note.agent).")
+                model.stale = true
+            } else {
+                ConsoleReducer.toast(&state, "The note was not kept: \(added.problem ?? "unknown reason")", isError: true)
+            }
+        } else {
+            return nil
+        }
+        state.caseNotes = model
+        return []
+    }
+}
