@@ -27,7 +27,8 @@ import Testing
         _ = try? await retrying.getTestNotificationStatus(testNotificationToken: token)
         let outcome = await apiError { try await retrying.getTestNotificationStatus(testNotificationToken: token) }
         #expect(outcome == nil || outcome?.code == 4_040_008)
-        #expect(Date().timeIntervalSince(started) < 5)
+        // Bounds, not speeds: a loaded 2-core machine slows it; without Retry-After it would fail instead.
+        #expect(Date().timeIntervalSince(started) < 30)
         await server.stop()
     }
 
@@ -97,7 +98,8 @@ import Testing
         try await Task.sleep(nanoseconds: 300_000_000)
         let stopping = Date()
         await server.stop()
-        #expect(Date().timeIntervalSince(stopping) < 10)
+        // Held, the stop would wait for the client's 60 s timeout; a loaded machine may take seconds.
+        #expect(Date().timeIntervalSince(stopping) < 30)
         #expect(await held.value != nil)
     }
 
@@ -142,7 +144,8 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 15)
         let stopping = Date()
         await slow.stop()
-        #expect(Date().timeIntervalSince(stopping) < 10)
+        // Held, the stop would wait for the client's 60 s timeout; a loaded machine may take seconds.
+        #expect(Date().timeIntervalSince(stopping) < 30)
     }
 
     @Test func badSignaturesSpoilNestedPayloadsToo() async throws {
