@@ -58,9 +58,12 @@ wait_for "This exact request will be sent to"
 wait_for "PUT /inApps/v1/subscriptions/extend/"
 keys Enter
 wait_for "Extended: original transaction"
-[ -s "$XDG_STATE_HOME/iapdesk/audit.jsonl" ] || fail "the audit ledger was not written"
-grep -q '"event":"intent"' "$XDG_STATE_HOME/iapdesk/audit.jsonl" || fail "no intent in the audit ledger"
-grep -q '"event":"outcome"' "$XDG_STATE_HOME/iapdesk/audit.jsonl" || fail "no outcome in the audit ledger"
+# The demo's writes are kept with its state, apart from the real ledger.
+ledger="$XDG_STATE_HOME/iapdesk/demo/audit.jsonl"
+[ -s "$ledger" ] || fail "the demo's audit ledger was not written"
+grep -q '"event":"intent"' "$ledger" || fail "no intent in the audit ledger"
+grep -q '"event":"outcome"' "$ledger" || fail "no outcome in the audit ledger"
+"$BIN" audit --demo --json | grep -q '"requestIdentifier"' || fail "iapdesk audit --demo does not list the write"
 
 # Notifications, then a test notification followed to delivery.
 keys 6
