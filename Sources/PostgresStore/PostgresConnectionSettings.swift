@@ -88,6 +88,13 @@ enum PostgresConnectionSettings {
                 return "the server's answer could not be used (\(error.code))"
             }
         }
+        if let error = error as? PostgresTransactionError {
+            // The error that mattered: the closure's, else the BEGIN's, the COMMIT's or the ROLLBACK's.
+            if let inner = error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError { return describe(inner) }
+        }
+        if String(describing: type(of: error)) == "ConnectionPoolError" {
+            return "cannot connect to the server (new connections keep failing; retrying)"
+        }
         if let error = error as? PostgresDecodingError {
             return "a column could not be read (\(error.columnName): \(error.code))"
         }

@@ -39,4 +39,25 @@ import Testing
         #expect(found.last?.applied == false)
         #expect(found.last?.line(now: now).hasPrefix("1 h ago by kim: 7 days, Service issue or outage (may have been applied") == true)
     }
+
+    /// A colleague's extension in flight when the agent looked, answered while the agent's send
+    /// waited for the lock: the agent has not seen its outcome and is stopped.
+    @Test func aWriteAnsweredAfterTheAgentLookedStopsTheSend() {
+        let looked = Date(timeIntervalSince1970: 1_800_000_000)
+        let sam = account(profile: "support", keyId: "KEYSAM0001")
+        let kim = account(profile: "team", keyId: "KEYKIM0002")
+        var inFlight = extension_("kim-1", agent: "kim", account: kim, at: looked.addingTimeInterval(-5), outcome: .applied)
+        inFlight[1].time = looked.addingTimeInterval(3)
+        let guardOf = SendGuard.sameTarget(path: Self.path, account: sam, seenAt: looked)
+        #expect(guardOf.newer(in: WriteRecord.fold(inFlight), than: "sam-1")?.requestIdentifier == "kim-1")
+        // Answered before the agent looked: seen, so no reason to stop.
+        inFlight[1].time = looked.addingTimeInterval(-2)
+        #expect(guardOf.newer(in: WriteRecord.fold(inFlight), than: "sam-1") == nil)
+        // Stopped before the network: nothing was sent, nothing to look at.
+        let notSent = extension_("kim-2", agent: "kim", account: kim, at: looked.addingTimeInterval(1), outcome: .notSent)
+        #expect(guardOf.newer(in: WriteRecord.fold(notSent), than: "sam-1") == nil)
+        // Another app's subscription of the same ID path is another thing.
+        let other = extension_("lee-1", agent: "lee", account: account(profile: "x", keyId: "K", bundleId: "com.other.app"), at: looked.addingTimeInterval(1), outcome: .applied)
+        #expect(guardOf.newer(in: WriteRecord.fold(other), than: "sam-1") == nil)
+    }
 }

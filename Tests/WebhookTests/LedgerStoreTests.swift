@@ -57,13 +57,14 @@ import WebhookStore
 
         let store = try await fixture.open()
         let ledgerStore = try #require(store as? any LedgerStore)
-        let ledger = try await AuditLedger.inStore(ledgerStore, location: "the store", importing: legacyPath)
+        let (ledger, problem) = await AuditLedger.inStore(ledgerStore, location: "the store", importing: legacyPath)
+        #expect(problem == nil)
         let (entries, unreadable) = try await ledger.read()
         #expect(entries.map(\.requestIdentifier) == ["kept-1", "kept-2"])
         #expect(unreadable == 1)
         try await ledger.append(intent("new", agent: "kim"))
         // A second start imports nothing again.
-        let again = try await AuditLedger.inStore(ledgerStore, location: "the store", importing: legacyPath)
+        let (again, _) = await AuditLedger.inStore(ledgerStore, location: "the store", importing: legacyPath)
         #expect(try await again.entries().map(\.requestIdentifier) == ["kept-1", "kept-2", "new"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: legacyPath)) == before)
         try await store.close()

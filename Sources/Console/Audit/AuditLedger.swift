@@ -145,20 +145,22 @@ public final class AuditLedger: Sendable {
     }
 
     /// The ledger in the store; a JSON-lines ledger kept before (`importing`) is copied into it the
-    /// first time, line for line, and left as it was.
-    public static func inStore(_ store: any LedgerStore, location: String, importing legacyPath: String?) async throws -> AuditLedger {
-        if let legacyPath, FileManager.default.fileExists(atPath: legacyPath) {
-            guard let data = FileManager.default.contents(atPath: legacyPath) else {
-                throw LedgerError("the audit ledger at \(legacyPath) cannot be read, so it was not imported into \(location)")
-            }
-            let lines = data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Self.storeLine(Data($0)) }
-            do {
-                _ = try await store.importLedgerLines(lines, source: legacyPath)
-            } catch {
-                throw LedgerError("the audit ledger at \(legacyPath) could not be imported into \(location): \(error)")
-            }
+    /// first time, line for line, and left as it was. An import that fails (a role that may only
+    /// read, a file that cannot be read) leaves the file for a later start and is said, never
+    /// keeping the ledger from being read.
+    public static func inStore(_ store: any LedgerStore, location: String, importing legacyPath: String?) async -> (ledger: AuditLedger, importProblem: String?) {
+        let ledger = AuditLedger(.store(store, location: location))
+        guard let legacyPath, FileManager.default.fileExists(atPath: legacyPath) else { return (ledger, nil) }
+        guard let data = FileManager.default.contents(atPath: legacyPath) else {
+            return (ledger, "the audit ledger at \(legacyPath) cannot be read, so it was not imported into \(location)")
         }
-        return AuditLedger(.store(store, location: location))
+        let lines = data.split(separator: 0x0A).filter { !$0.isEmpty }.map { Self.storeLine(Data($0)) }
+        do {
+            _ = try await store.importLedgerLines(lines, source: legacyPath)
+            return (ledger, nil)
+        } catch {
+            return (ledger, "the audit ledger at \(legacyPath) was not imported into \(location) (\(error)); it is left as it was and tried again at the next start")
+        }
     }
 
     /// Where the ledger is, for messages.
@@ -187,7 +189,11 @@ public final class AuditLedger: Sendable {
 
     static func encode(_ entry: Entry) throws -> Data {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        // Milliseconds: two agents' writes a moment apart must compare in the right order.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Self.timeFormatter(fractional: true).string(from: date))
+        }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(entry)
     }
@@ -203,8 +209,22 @@ public final class AuditLedger: Sendable {
 
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        // Lines of earlier versions have whole seconds.
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = Self.timeFormatter(fractional: true).date(from: text) ?? Self.timeFormatter(fractional: false).date(from: text) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time: \(text)"))
+            }
+            return date
+        }
         return decoder
+    }
+
+    /// A formatter per use: ISO8601DateFormatter is not safe to share between threads.
+    static func timeFormatter(fractional: Bool) -> ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = fractional ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
+        return formatter
     }
 
     /// One write(2) on an O_APPEND descriptor under an exclusive lock, so the console and a

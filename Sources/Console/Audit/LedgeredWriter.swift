@@ -63,7 +63,7 @@ public enum WriteResult<Response: Sendable>: Sendable {
 /// What must not have changed since the agent confirmed a write: writes by anyone (any agent,
 /// any key) to the same thing after the ledger was read for the confirmation.
 public struct SendGuard: Sendable {
-    /// What the write writes to, the same for every agent: app, environment, server and path.
+    /// What the write writes to, the same for every agent and key: app, environment and path.
     public var key: String
     /// When the ledger was read for what the agent confirmed.
     public var seenAt: Date
@@ -75,26 +75,28 @@ public struct SendGuard: Sendable {
         self.matches = matches
     }
 
-    /// For writes to `path` of this app in this environment and server, by whoever made them.
+    /// For writes to `path` of this app in this environment, by whoever made them with whichever
+    /// key (Apple counts a subscription's extensions, not a key's). The demo's writes are kept in
+    /// a ledger of their own, so they never meet a real account's.
     public static func sameTarget(path: String, account: WriteAccount, seenAt: Date) -> SendGuard {
         SendGuard(
-            key: [account.bundleId, account.environment, account.baseURL, path].joined(separator: "|"), seenAt: seenAt,
+            key: [account.bundleId, account.environment, path].joined(separator: "|"), seenAt: seenAt,
             matches: { record in
                 guard let other = record.account else { return false }
                 return record.intent.path == path && other.bundleId == account.bundleId && other.environment == account.environment
-                    && other.baseURL == account.baseURL
             })
     }
 
-    /// The latest write to the same thing started after `seenAt` (another agent's, or another
-    /// process's), other than this one.
+    /// The latest other write to the same thing that moved after `seenAt`: started, re-sent or
+    /// answered since the agent looked (one in flight then, answered while this one waited for the
+    /// lock, counts: the agent has not seen its outcome).
     func newer(in writes: [WriteRecord], than requestIdentifier: String) -> WriteRecord? {
-        // Ledger times are whole seconds: a write in the second the ledger was read counts as newer
-        // (asking again is safe; sending twice is not).
-        let since = seenAt.timeIntervalSince1970.rounded(.down)
-        return writes.last {
-            $0.requestIdentifier != requestIdentifier && matches($0) && $0.intent.time.timeIntervalSince1970 >= since
-                && $0.lastOutcome?.outcome != .notSent
+        // Lines keep milliseconds (those of earlier versions whole seconds): a line in the same
+        // millisecond as the read counts as newer (asking again is safe; sending twice is not).
+        let since = (seenAt.timeIntervalSince1970 * 1000).rounded(.down) / 1000
+        return writes.last { record in
+            record.requestIdentifier != requestIdentifier && matches(record) && record.lastOutcome?.outcome != .notSent
+                && record.lines.contains { $0.time.timeIntervalSince1970 >= since }
         }
     }
 

@@ -15,6 +15,8 @@ public struct CaseNotesModel: PaneModel {
     public var problem: String?
     var readFor: CustomerKey?
     var reading: Int?
+    /// Notes on their way to the store: q waits for them.
+    var adding = 0
     var stale = false
     public init() {}
 }
@@ -81,6 +83,7 @@ public enum CaseNotes {
         }
         let subjects = subjects(customer)
         let request = ConsoleReducer.start(&state, "Note for \(customer.query)", owner: .customer)
+        state.caseNotes.adding += 1
         return [.task(PaneTask(request: request, name: "add a note for \(customer.query)") { services, _ in
             guard let writes = services.writes, let store = writes.notes else {
                 return Added(note: nil, problem: "no store to keep notes in (the audit ledger's store could not be opened)")
@@ -113,7 +116,9 @@ public enum CaseNotes {
         model.reading = request
         state.caseNotes = model
         return [.task(PaneTask(request: request, name: "read notes for \(customer.query)") { services, _ in
-            guard let store = services.writes?.notes else { return Read(key: key, notes: nil, problem: nil) }
+            guard let store = services.writes?.notes else {
+                return Read(key: key, notes: nil, problem: "the store could not be opened when the console started")
+            }
             do {
                 return Read(key: key, notes: try await store.notes(concerning: subjects), problem: nil)
             } catch {
@@ -132,6 +137,7 @@ public enum CaseNotes {
                 model.problem = read.problem
             }
         } else if let added = answer as? Added {
+            model.adding = max(0, model.adding - 1)
             if let note = added.note {
                 ConsoleReducer.toast(&state, "Noted by \(note.agent).")
                 model.stale = true

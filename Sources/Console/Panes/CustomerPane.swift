@@ -44,7 +44,12 @@ enum CustomerPane {
             if case .answer(_, let answer) = action, let effects = CaseNotes.receive(&state, answer) { return effects }
             return CustomerReducer.receive(&state, action)
         },
-        cancelled: CustomerReducer.markCancelled,
+        cancelled: { state in
+            CustomerReducer.markCancelled(&state)
+            // A note cancelled with Esc may or may not have been kept: the next read of the notes says.
+            state.caseNotes.adding = 0
+            state.caseNotes.stale = true
+        },
         tick: CaseNotes.tick,
         input: handleLookupKey,
         intercept: { state, _, command in

@@ -17,6 +17,9 @@ extension CommandID {
 enum GlobalCommands {
     /// q waits for a write's answer; Ctrl-C always quits.
     static func writeInFlight(_ state: ConsoleState) -> String? {
+        if state.caseNotes.adding > 0, state.extensionsInFlight.isEmpty, state.finishesInFlight.isEmpty {
+            return "A case note is being kept; q works once it is. Ctrl-C quits anyway, and the note may be lost."
+        }
         if state.extensionsInFlight.isEmpty, !state.finishesInFlight.isEmpty {
             return "A Finish Transaction is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger."
         }

@@ -12,8 +12,9 @@ struct NoteCommand: AsyncParsableCommand {
         discussion: """
             A note is one line of at most 500 characters, kept with the agent's name (agent in the profile, \
             IAPDESK_AGENT, else the login name) and the time, in the store (a team's PostgreSQL store shares it: docs/team.md). \
-            Notes are kept under the ID given; the console's a keeps a note under every ID of the customer on screen, \
-            and shows the notes kept under any of them. Needs no App Store credentials.
+            A note is kept under every ID the customer is known by (the order's purchases and their original \
+            transactions, read from Apple when the profile has credentials; else the ID given only), as the console's a \
+            keeps it, so any agent finds it by any of them. Listing needs no App Store credentials.
             """)
 
     @Argument(help: "The order ID from the receipt, or a transaction ID.") var id: String
@@ -46,9 +47,13 @@ struct NoteCommand: AsyncParsableCommand {
             let agent = profile?.agentName ?? (try? ProfileOverrides.fromEnvironment(ProcessInfo.processInfo.environment))?.agent ?? WriteContext.loginName
             do {
                 if let text {
-                    let note = try await notes.addNote(try Self.checked(text), agent: agent, at: Date(), subjects: [id])
-                    printer.emit(["id": id, "note": Self.object(note)])
-                    printer.text("Noted for \(id) by \(note.agent) at \(DisplayFormat.date(note.time)).")
+                    let checked = try Self.checked(text)
+                    let (subjects, alone) = await relatedIDs()
+                    let note = try await notes.addNote(checked, agent: agent, at: Date(), subjects: subjects)
+                    printer.emit(["id": id, "note": Self.object(note), "keptUnder": subjects.sorted()])
+                    printer.text("Noted for \(id) by \(note.agent) at \(DisplayFormat.date(note.time))"
+                        + (subjects.count > 1 ? ", under its \(subjects.count) IDs." : "."))
+                    if let alone { FileHandle.standardError.write(Data("note: \(alone)\n".utf8)) }
                 } else {
                     let found = try await notes.notes(concerning: [id])
                     printer.emit(["id": id, "notes": found.map(Self.object)])
@@ -57,6 +62,35 @@ struct NoteCommand: AsyncParsableCommand {
             } catch let error as NotificationStoreError {
                 throw CLIError("Notes: \(error.description)", status: .failure)
             }
+        }
+    }
+
+    /// Every ID the customer is known by, as the console keeps a note under them: the order's
+    /// purchases and their original transactions, or a transaction's original one; read from
+    /// verified data only. Without credentials (or an answer), the ID given alone, and why.
+    private func relatedIDs() async -> (Set<String>, String?) {
+        var ids: Set<String> = [id]
+        let alone = "kept under \(id) only: the customer's other IDs could not be read"
+        guard let session = try? await Session.open(global) else {
+            return (ids, alone + " (no App Store credentials); look the customer up by \(id) to find it")
+        }
+        defer { Task { await session.close() } }
+        guard let verifier = session.verifier else { return (ids, alone + " (nothing to verify Apple's answers with)") }
+        do {
+            let signed: [String]
+            switch IDKind.classify(id) {
+            case .orderId: signed = try await session.client.lookUpOrderId(orderId: id).signedTransactions ?? []
+            case .transactionId: signed = [try await session.client.getTransactionInfo(transactionId: id).signedTransactionInfo].compactMap { $0 }
+            case .invalid: signed = []
+            }
+            for jws in signed {
+                guard let payload = await verifier.verifyTransaction(jws).verifiedPayload else { continue }
+                if let value = payload.transactionId { ids.insert(value) }
+                if let value = payload.originalTransactionId { ids.insert(value) }
+            }
+            return (ids, nil)
+        } catch {
+            return (ids, alone + " (\(error.summary)); look the customer up by \(id) to find it")
         }
     }
 

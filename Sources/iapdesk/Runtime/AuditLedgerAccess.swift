@@ -47,11 +47,9 @@ enum AuditLedgerAccess {
                     hint: "It lives in the team's store (docs/team.md); check its URL and the server.", status: .failure)
             }
         }
-        do {
-            return (try await AuditLedger.inStore(store, location: location.description, importing: legacyPath), store)
-        } catch {
-            throw CLIError("\(error)", status: .failure)
-        }
+        let (ledger, problem) = await AuditLedger.inStore(store, location: location.description, importing: legacyPath)
+        if let problem { FileHandle.standardError.write(Data("note: \(problem)\n".utf8)) }
+        return (ledger, store)
     }
 
     /// Runs a read of the ledger, with the command line's error.

@@ -42,7 +42,11 @@ struct CommandLineWrite<Response: Sendable> {
             failure.hint = "Nothing was changed. " + (failure.hint ?? "")
             throw failure
         case .notSent(let reason):
-            throw CLIError("Not sent: \(reason).", status: .failure)
+            // Stopped by another agent's write made meanwhile: refused here, and nothing was sent.
+            let raced = reason.contains("look at it again")
+            throw CLIError(
+                "Not sent: \(reason).", hint: raced ? "Check with iapdesk status, then run it again if it is still needed." : nil,
+                status: raced ? .refused : .failure)
         case .unknown(let error):
             throw CLIError(
                 "The \(kind.rawValue) for \(subject) may have been applied: \(error.summary) Request identifier \(identifier).",
@@ -73,8 +77,18 @@ struct CommandLineWrite<Response: Sendable> {
     /// A new identifier, or the one of an earlier run of the same write whose outcome is unknown.
     private func chooseIdentifier(context: WriteContext, account: WriteAccount) async throws -> (String, Bool) {
         let probe = endpoint("-")
-        let open = try await AuditLedgerAccess.reading(context.ledger) { try await $0.unresolved() }.filter {
-            $0.account == account && $0.intent.write == kind.rawValue && $0.intent.path == probe.path
+        let unresolved = try await AuditLedgerAccess.reading(context.ledger) { try await $0.unresolved() }
+        // Another agent's write to the same thing with no outcome may be on the wire right now:
+        // theirs to finish, never re-sent or raced from here.
+        let sameTarget = SendGuard.sameTarget(path: probe.path, account: account, seenAt: Date())
+        if let theirs = unresolved.last(where: { sameTarget.matches($0) && $0.intent.agent != context.agent }) {
+            throw CLIError(
+                "Not sent: \(theirs.intent.agent ?? "another agent")'s \(theirs.intent.write) for \(subject) (\(DisplayFormat.date(theirs.intent.time)), request \(theirs.requestIdentifier)) has no outcome yet: it may be on its way to Apple now.",
+                hint: "Wait for it and check with iapdesk audit --unresolved and iapdesk status; \(theirs.intent.agent ?? "they") can close it with iapdesk audit resolve \(theirs.requestIdentifier).",
+                status: .refused)
+        }
+        let open = unresolved.filter {
+            $0.account == account && $0.intent.write == kind.rawValue && $0.intent.path == probe.path && ($0.intent.agent == nil || $0.intent.agent == context.agent)
         }
         if let givenIdentifier {
             return (givenIdentifier, open.contains { $0.requestIdentifier == givenIdentifier })
