@@ -59,6 +59,20 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// Whether this role may store what a receiver stores (a reader role may not): asked at start,
+    /// so a receiver never answers 503 to everything Apple sends.
+    public func receiverMayWrite() async throws -> Bool {
+        try await run {
+            let rows = try await self.client.query(
+                """
+                SELECT has_table_privilege('notifications', 'INSERT') AND has_table_privilege('notifications', 'UPDATE')
+                   AND has_table_privilege('deliveries', 'INSERT') AND has_table_privilege('quarantine', 'INSERT')
+                """, logger: Self.logger)
+            for try await allowed in rows.decode(Bool.self) { return allowed }
+            return false
+        }
+    }
+
     /// Marks the database as made by another schema version (tests of the version check).
     public func setSchemaVersionForTesting(_ version: Int) async throws {
         try await run { _ = try await self.client.query("UPDATE iapdesk_schema SET version = \(version)") }

@@ -67,7 +67,8 @@ final class Locked<Value: Sendable>: Sendable {
         var stderr: String { err.withLock { String(decoding: $0, as: UTF8.self) } }
 
         /// Polls the output until `found` returns a value, for at most `seconds`.
-        func waitFor<T>(seconds: Double = 20, _ found: (String) -> T?) async throws -> T? {
+        // A bound, not a speed: a process starting on a loaded 2-core machine may take tens of seconds.
+        func waitFor<T>(seconds: Double = 60, _ found: (String) -> T?) async throws -> T? {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
             while ContinuousClock.now < deadline {
                 if let value = found(stdout) { return value }

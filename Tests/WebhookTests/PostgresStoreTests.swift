@@ -15,6 +15,7 @@ import WebhookStore
         defer { Task { await database.drop() } }
         let store = try await PostgresNotificationStore.open(database.address)
         #expect(try await store.schemaVersion() == PostgresSchema.version)
+        #expect(try await store.receiverMayWrite())
         #expect(PostgresSchema.version >= 2)
         #expect(try await store.record(delivery("a")).deliveryCount == 1)
         try await store.close()
@@ -89,6 +90,7 @@ import WebhookStore
         var reader = database.address
         reader.username = role
         let store = try await PostgresNotificationStore.open(reader)
+        #expect(try await store.receiverMayWrite() == false)
         #expect(try await store.notifications(NotificationFilter()).map(\.notificationUUID) == ["visible"])
         let refused = await #expect(throws: NotificationStoreError.self) { _ = try await store.record(delivery("not-allowed")) }
         #expect("\(refused.map { "\($0)" } ?? "")".contains("permission denied"))

@@ -390,9 +390,21 @@ struct ReceivedCommand: AsyncParsableCommand {
             group.addTask { await stopped.value }
             group.addTask {
                 var cursor = start
+                var down = false
                 while !Task.isCancelled {
-                    try await Task.sleep(for: .milliseconds(500))
-                    cursor = try await step(cursor)
+                    try await Task.sleep(for: .milliseconds(down ? 2_000 : 500))
+                    // A store that goes away (a server restarted, a dropped connection) is said once,
+                    // and followed again when it is back: silence would read as "nothing arriving".
+                    do {
+                        cursor = try await step(cursor)
+                        if down { Self.note("the store is back; following again.") }
+                        down = false
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        if !down { Self.note("the store cannot be read (\(error)); retrying every 2 s, Ctrl-C stops.") }
+                        down = true
+                    }
                 }
             }
             do {
@@ -414,6 +426,11 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     private static func write(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// About following itself, on standard error: standard output stays one line per notification.
+    private static func note(_ text: String) {
+        FileHandle.standardError.write(Data("note: \(text)\n".utf8))
     }
 
     private func line(_ entry: QuarantinedDelivery) {

@@ -25,7 +25,15 @@ enum StoreAccess {
         do {
             switch location {
             case .file(let path): return try await SQLiteNotificationStore.open(path: path)
-            case .postgres(let address): return try await PostgresNotificationStore.open(address)
+            case .postgres(let address):
+                let store = try await PostgresNotificationStore.open(address)
+                guard try await store.receiverMayWrite() else {
+                    try? await store.close()
+                    throw CLIError(
+                        "The store's role \(address.username) may not write notifications to \(address.redacted): a receiver would answer 503 to everything.",
+                        hint: "Give the receiver a role that may write (docs/team.md, Setting up the database).", status: .configuration)
+                }
+                return store
             }
         } catch let error as NotificationStoreError {
             throw CLIError(error.description, hint: hint(location), status: .configuration)
