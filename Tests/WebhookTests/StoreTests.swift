@@ -3,16 +3,7 @@ import Testing
 import WebhookStore
 
 @Suite struct StoreTests {
-    func delivery(_ uuid: String, type: String = "DID_RENEW", transaction: String? = nil, at date: Date = Date()) -> NotificationDelivery {
-        var delivery = NotificationDelivery(
-            notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"\#(uuid)"}"#.utf8), verdict: "verified", receivedAt: date,
-            elapsedMilliseconds: 2.5)
-        delivery.notificationType = type
-        delivery.transactionId = transaction
-        delivery.originalTransactionId = transaction.map { "orig-" + $0 }
-        delivery.remoteAddress = "127.0.0.1:5000"
-        return delivery
-    }
+    func delivery(_ uuid: String) -> NotificationDelivery { StoreContractTests().delivery(uuid) }
 
     @Test func aNewStoreIsMigratedFromEmptyWithPrivateModes() async throws {
         let folder = try TemporaryFolder()
@@ -79,11 +70,7 @@ import WebhookStore
 
 /// The migration that added the replays table to the SQLite file.
 @Suite struct StoreReconcileLookupTests {
-    func delivery(_ uuid: String, signed: Date?, received: Date = Date()) -> NotificationDelivery {
-        var delivery = NotificationDelivery(notificationUUID: uuid, rawBody: Data(#"{"signedPayload":"\#(uuid)"}"#.utf8), verdict: "verified", receivedAt: received)
-        delivery.signedDate = signed
-        return delivery
-    }
+    func delivery(_ uuid: String, signed: Date?) -> NotificationDelivery { StoreContractTests().signed(uuid, signed: signed) }
 
     @Test func aVersion1FileIsMigratedKeepingItsNotifications() async throws {
         let folder = try TemporaryFolder()

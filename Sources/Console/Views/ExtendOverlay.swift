@@ -3,18 +3,7 @@ import Foundation
 import TerminalUI
 
 /// The renewal-extension form, then the exact request it will send, for the agent to confirm.
-enum ExtendOverlay {
-    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        modal(state, theme)?.render(in: area, buffer: &buffer)
-    }
-
-    /// Whether the whole dialog shows on the terminal as it is now: a confirmation cut short is
-    /// never sent, since the agent could not read what would go.
-    static func fits(_ state: ConsoleState) -> Bool {
-        guard let modal = modal(state, .fallback) else { return false }
-        return modal.fits(in: Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight))
-    }
-
+enum ExtendOverlay: ModalOverlay {
     static func modal(_ state: ConsoleState, _ theme: Theme) -> Modal? {
         guard let form = state.extendForm else { return nil }
         var lines: [[Paragraph.Span]] = []

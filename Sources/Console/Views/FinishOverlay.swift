@@ -4,17 +4,7 @@ import TerminalUI
 
 /// The confirmation of a Finish Transaction: the transaction, the account it goes to, and the
 /// exact request, read from the value that is sent.
-enum FinishOverlay {
-    static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        modal(state, theme)?.render(in: area, buffer: &buffer)
-    }
-
-    /// Whether the whole dialog shows: a confirmation cut short is never sent.
-    static func fits(_ state: ConsoleState) -> Bool {
-        guard let modal = modal(state, .fallback) else { return false }
-        return modal.fits(in: Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight))
-    }
-
+enum FinishOverlay: ModalOverlay {
     static func modal(_ state: ConsoleState, _ theme: Theme) -> Modal? {
         guard let target = state.finishConfirmation else { return nil }
         var lines: [[Paragraph.Span]] = []
