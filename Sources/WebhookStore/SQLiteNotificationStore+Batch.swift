@@ -30,16 +30,7 @@ extension SQLiteNotificationStore {
         var binds: [SQLiteData] = []
         binds.reserveCapacity(deliveries.count * 19)
         for delivery in deliveries {
-            let received = SQLiteData.integer(Self.ms(delivery.receivedAt))
-            binds += [
-                .text(delivery.notificationUUID), Self.text(delivery.notificationType), Self.text(delivery.subtype),
-                Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
-                Self.text(delivery.transactionId), Self.text(delivery.originalTransactionId), Self.text(delivery.productId),
-                delivery.signedDate.map { .integer(Self.ms($0)) } ?? .null, .text(delivery.verdict), Self.text(delivery.verdictDetail),
-                .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
-                received, received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
-                .float(delivery.elapsedMilliseconds),
-            ]
+            binds += Self.notificationBinds(delivery)
         }
         let upserted = try await connection.query(
             """

@@ -329,16 +329,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
                 remote_address = excluded.remote_address, answered_status = excluded.answered_status,
                 elapsed_ms = excluded.elapsed_ms
             RETURNING id, delivery_count
-            """,
-            [
-                .text(delivery.notificationUUID), Self.text(delivery.notificationType), Self.text(delivery.subtype),
-                Self.text(delivery.environment), Self.text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
-                Self.text(delivery.transactionId), Self.text(delivery.originalTransactionId), Self.text(delivery.productId),
-                delivery.signedDate.map { .integer(Self.ms($0)) } ?? .null, .text(delivery.verdict), Self.text(delivery.verdictDetail),
-                .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
-                received, received, Self.text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
-                .float(delivery.elapsedMilliseconds),
-            ])
+            """, Self.notificationBinds(delivery))
         guard let row = upserted.first, let id = row.column("id")?.integer, let count = row.column("delivery_count")?.integer else {
             throw NotificationStoreError.unwritable(path: self.path, reason: "the upsert returned no row")
         }
@@ -495,6 +486,20 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
             elapsedMilliseconds: row.column("elapsed_ms")?.double ?? 0, forwardResult: row.column("forward_result")?.string,
             forwardStatus: row.column("forward_status")?.integer.map { Int($0) },
             deliveryCount: Int(row.column("delivery_count")?.integer ?? 0), lastDeliveryId: Int64(row.column("last_delivery_id")?.integer ?? 0))
+    }
+
+    /// The 19 values of a notification's row, in the column order of its INSERT.
+    static func notificationBinds(_ delivery: NotificationDelivery) -> [SQLiteData] {
+        let received = SQLiteData.integer(ms(delivery.receivedAt))
+        return [
+            .text(delivery.notificationUUID), text(delivery.notificationType), text(delivery.subtype),
+            text(delivery.environment), text(delivery.bundleId), delivery.appAppleId.map { .integer(SQLiteInt64($0)) } ?? .null,
+            text(delivery.transactionId), text(delivery.originalTransactionId), text(delivery.productId),
+            delivery.signedDate.map { .integer(ms($0)) } ?? .null, .text(delivery.verdict), text(delivery.verdictDetail),
+            .blob(ByteBuffer(bytes: delivery.rawBody)), delivery.decodedPayload.map { .text(String(decoding: $0, as: UTF8.self)) } ?? .null,
+            received, received, text(delivery.remoteAddress), .integer(SQLiteInt64(delivery.answeredStatus)),
+            .float(delivery.elapsedMilliseconds),
+        ]
     }
 
     static func ms(_ date: Date) -> SQLiteInt64 { SQLiteInt64((date.timeIntervalSince1970 * 1000).rounded()) }
