@@ -27,7 +27,8 @@ final class ReadDeadlines: Sendable {
             defer { state.watching = true }
             return (state.next, !state.watching)
         }
-        if start { Task.detached { await self.run() } }
+        // Above the requests' priority: a busy receiver must not hold back the cuts it depends on.
+        if start { Task.detached(priority: .high) { await self.run() } }
         return id
     }
 

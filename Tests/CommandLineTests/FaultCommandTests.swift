@@ -40,8 +40,10 @@ import Testing
         let result = try await run(["history", "2000000400000044", "--timeout", "2"] + flags)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 5)
-        // A broken deadline would take the 30 s attempt timeout or more (and say so otherwise, below).
-        #expect(elapsed < 29, "took \(elapsed) s")
+        // The message below proves the 2 s deadline ended it (the 30 s attempt timeout says other
+        // words); the wall clock is only a bound, since a test pool busy with CPU-heavy suites can
+        // be late to see the process end.
+        #expect(elapsed < 60, "took \(elapsed) s")
         #expect(result.stderr.contains("No complete answer within the 2 s deadline"))
         #expect(result.stderr.contains("hint:") && result.stderr.contains("--timeout"))
         #expect(result.stdout.isEmpty)
