@@ -33,8 +33,20 @@ as_owner() {
     fi
 }
 
+# The server outlives this script: it must not keep open any descriptor this script was given
+# beyond stdin, stdout and stderr. Foundation's Process on Linux learns that a child exited when
+# such a descriptor closes, so a server holding one made the tests wait for ever.
+close_inherited() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [[ $fd =~ ^[0-9]+$ && $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
+
 start() {
     local bin
+    close_inherited
     bin=$(server_bin)
     if [[ ! -f "$folder/data/PG_VERSION" ]]; then
         rm -rf "$folder"
