@@ -70,10 +70,11 @@ static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, 
     if (!iapdesk_has_cap(csr) || !iapdesk_has_cap(cup) || (!iapdesk_has_cap(many) && !iapdesk_has_cap(one)) || n == 0
         || bottom <= top || count > bottom - top) return ERR;
     int row = getcury(curscr), column = getcurx(curscr);
-    /* tiparm answers in one static buffer: each result is written before the next is made. */
+        /* tiparm answers in one static buffer: each result is written before the next is made. */
     iapdesk_write_all(fd, tiparm(csr, top, bottom));
     iapdesk_write_all(fd, tiparm(cup, n > 0 ? bottom : top, 0));
-    if (iapdesk_has_cap(many)) {
+    /* One row with ind (a line feed on most terminals) as ncurses itself does: fewer bytes. */
+    if (iapdesk_has_cap(many) && !(count == 1 && iapdesk_has_cap(one))) {
         iapdesk_write_all(fd, tiparm(many, count));
     } else {
         for (int i = 0; i < count; i++) iapdesk_write_all(fd, one);

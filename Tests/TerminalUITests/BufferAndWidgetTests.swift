@@ -49,6 +49,43 @@ import Testing
         #expect(backend.text == "two\n")
     }
 
+    /// Blanks take a neighbour's foreground and weight, which they cannot show, so that a row in
+    /// one colour is one run; nothing that can be seen changes.
+    @Test func blanksTakeTheirNeighboursUnseenStyle() {
+        let border = Style(fg: .indexed(75))
+        let alert = Style(fg: .indexed(215))
+        let selected = Style(fg: .indexed(231), bg: .indexed(24), modifiers: .bold)
+        var buffer = Buffer(width: 16, height: 3)
+        buffer.write("│", x: 0, y: 0, style: border)
+        buffer.write("ab", x: 2, y: 0, style: alert)
+        buffer.write("cd", x: 5, y: 0, style: alert)
+        buffer.write("│", x: 9, y: 0, style: border)
+        buffer.write("u", x: 11, y: 0, style: alert)
+        buffer[12, 0] = Cell(" ", style: Style(fg: .indexed(1), modifiers: .underline))
+        buffer.write("v", x: 13, y: 0, style: alert)
+        buffer.fill(Rect(x: 1, y: 1, width: 8, height: 1), with: selected)
+        buffer.write("│", x: 0, y: 1, style: border)
+        buffer.write("xy", x: 2, y: 1, style: selected)
+        buffer.write("│", x: 9, y: 1, style: border)
+        let before = buffer
+        buffer.mergeInvisibleStyles()
+
+        #expect(buffer[1, 0].style == alert, "the blank before a word takes the word's colour")
+        #expect(buffer[4, 0].style == alert, "a gap between words in one colour is in that colour")
+        #expect(buffer[6, 0].style == alert)
+        #expect(buffer[7, 0].style == border && buffer[8, 0].style == border, "a gap before the border takes the border's")
+        #expect(buffer[12, 0].style == before[12, 0].style, "an underlined blank is seen: kept")
+        #expect(buffer[14, 0].style == .plain && buffer[15, 0].style == .plain, "blanks that end a row match an erased line")
+        #expect(buffer[1, 1].style == selected, "a highlighted blank takes the highlighted word's")
+        #expect(buffer[8, 1].style == selected, "not the border's: its background differs, so the highlight's is kept")
+        for index in before.cells.indices {
+            let (old, new) = (before.cells[index], buffer.cells[index])
+            #expect(old.symbol == new.symbol && old.style.bg == new.style.bg)
+            #expect(old.style.modifiers.intersection([.underline, .reverse]) == new.style.modifiers.intersection([.underline, .reverse]))
+            if old.symbol != " " { #expect(old.style == new.style) }
+        }
+    }
+
     @Test func layoutSplitsByConstraints() {
         let area = Rect(x: 0, y: 0, width: 100, height: 10)
         let parts = Layout.split(area, .horizontal, [.length(10), .percentage(20), .fill(1), .fill(3)])
@@ -61,7 +98,8 @@ import Testing
     @Test func tableRendersOnlyVisibleRowsAndFollowsSelection() {
         var asked: [Int] = []
         var buffer = Buffer(width: 30, height: 5)
-        let table = Table(columns: [.init("ID", .length(6)), .init("NAME", .fill(1))], rowCount: 10_000, selected: 9_999, offset: 0) { index in
+        let table = Table(columns: [.init("ID", .length(6)), .init("NAME", .fill(1))], rowCount: 10_000, selected: 9_999, offset: 0,
+                          headerStyle: Style(fg: .indexed(110), modifiers: .bold)) { index in
             asked.append(index)
             return (["\(index)", "row \(index)"], nil)
         }
@@ -69,6 +107,8 @@ import Testing
         #expect(asked == [9_996, 9_997, 9_998, 9_999])
         #expect(buffer.text.split(separator: "\n").first?.hasPrefix("ID") == true)
         #expect(buffer.text.contains("9999   row 9999"))
+        let marker = (0..<5).map { buffer[29, $0] }.first { $0.symbol == "▐" }
+        #expect(marker?.style == Style(fg: .indexed(110)), "the header's colour without its weight, which a block does not show")
         #expect(Table.scrolledOffset(selected: 5, offset: 0, visible: 3, count: 10) == 3)
         #expect(Table.scrolledOffset(selected: 1, offset: 3, visible: 3, count: 10) == 1)
     }

@@ -112,6 +112,40 @@ public struct Buffer: Sendable, Equatable {
     }
 
     /// Cells that differ from `previous` (all of them when the sizes differ), in row order.
+    /// What a blank cell's foreground, weight and slant are cannot be seen (its background,
+    /// underline and reverse can). A run of blanks before a visible cell takes the style of the cell
+    /// after it, or else of the cell before it, where only those unseen parts differ: a line in one
+    /// colour then reaches the terminal as one run instead of a colour change around every gap.
+    /// Blanks that end a row keep their own: they match what an erased line holds.
+    public mutating func mergeInvisibleStyles() {
+        let unseen: Modifiers = [.bold, .dim, .italic]
+        func isBlank(_ cell: Cell) -> Bool { cell.symbol == " " && !cell.style.modifiers.contains(.underline) && !cell.style.modifiers.contains(.reverse) }
+        func differsUnseen(_ blank: Style, _ other: Style) -> Bool {
+            blank.bg == other.bg && blank.modifiers.subtracting(unseen) == other.modifiers.subtracting(unseen)
+        }
+        for row in 0..<area.height {
+            let start = row * area.width, end = start + area.width
+            var i = start
+            while i < end {
+                guard isBlank(cells[i]) else { i += 1; continue }
+                var next = i
+                while next < end, isBlank(cells[next]) { next += 1 }
+                if next < end {
+                    let after = cells[next].style
+                    let before = i > start ? cells[i - 1].style : nil
+                    for j in i..<next {
+                        if differsUnseen(cells[j].style, after) {
+                            cells[j].style = after
+                        } else if let before, differsUnseen(cells[j].style, before) {
+                            cells[j].style = before
+                        }
+                    }
+                }
+                i = next
+            }
+        }
+    }
+
     public func diff(from previous: Buffer) -> [(x: Int, y: Int, cell: Cell)] {
         var changes: [(x: Int, y: Int, cell: Cell)] = []
         let sameShape = previous.area == area

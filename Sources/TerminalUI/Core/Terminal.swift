@@ -45,6 +45,7 @@ public final class Terminal<B: Backend> {
         let area = size
         var buffer = Buffer(area: area)
         render(area, &buffer)
+        buffer.mergeInvisibleStyles()
         let changes: [(x: Int, y: Int, cell: Cell)]
         if let previous, previous.area == area {
             // Rows that moved are moved by the terminal; only what is left is drawn.

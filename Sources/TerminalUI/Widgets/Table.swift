@@ -89,7 +89,11 @@ public struct Table: Widget {
         if rowCount > visible, visible > 0 {
             // A scroll position marker on the right edge.
             let position = area.y + 1 + (visible - 1) * top / max(1, rowCount - visible)
-            buffer[area.right - 1, min(position, area.bottom - 1)] = Cell("▐", style: headerStyle)
+            // Without the header's weight and slant, which a block does not show: a scroll then
+            // redraws the marker without switching them on and off again.
+            var marker = headerStyle
+            marker.modifiers.subtract([.bold, .italic])
+            buffer[area.right - 1, min(position, area.bottom - 1)] = Cell("▐", style: marker)
         }
     }
 }
