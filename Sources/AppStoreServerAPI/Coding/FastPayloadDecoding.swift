@@ -27,8 +27,10 @@ struct JSONObjectFields<Object>: Sendable {
     func read(_ reader: inout JSONByteReader) -> Object? where Object: FastJSONDecodable {
         var object = Object()
         // The object goes in and out as a parameter, not captured: no dynamic exclusivity checks.
-        let complete = reader.readObject(table, into: &object) { reader, object, index in fields[index].read(&reader, &object) }
-        return complete ? object : nil
+        guard reader.readObject(table, into: &object, { reader, object, index in fields[index].read(&reader, &object) }) else {
+            return nil
+        }
+        return object
     }
 }
 
@@ -39,7 +41,8 @@ extension FastJSONDecodable {
             var reader = JSONByteReader(raw.bindMemory(to: UInt8.self))
             guard let value = jsonFields.read(&reader) else { return nil }
             reader.skipWhitespace()
-            return reader.isAtEnd ? value : nil
+            guard reader.isAtEnd else { return nil }
+            return value
         }
     }
 }

@@ -82,7 +82,7 @@ struct JSONByteReader {
     private mutating func readKey() -> UnsafeBufferPointer<UInt8>? {
         guard current == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        var position = start
+        var position = skipPlainWords(from: start)
         var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
@@ -98,12 +98,30 @@ struct JSONByteReader {
         return key
     }
 
+    /// The offset of the first eight-byte word from `position` on that may hold a quote, a
+    /// backslash, a control character or a non-ASCII byte; the bytes before it are plain ASCII.
+    /// Keys and strings are scanned a word at a time, then byte by byte from there.
+    private func skipPlainWords(from position: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // Sets a byte's high bit for a byte below `limit` (at most 0x80); may also set it above one that is.
+        func below(_ word: UInt64, _ limit: UInt64) -> UInt64 { (word &- ones &* limit) & ~word & highs }
+        var position = position
+        while position + 8 <= bytes.count {
+            let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+            let special = below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1) | below(word, 0x20) | word & highs
+            guard special == 0 else { break }
+            position += 8
+        }
+        return position
+    }
+
     // MARK: Values
 
     mutating func readString() -> String? {
         guard current == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        var position = start
+        var position = skipPlainWords(from: start)
         var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
