@@ -8,22 +8,29 @@ protocol FastJSONDecodable: Sendable {
     static var jsonFields: JSONObjectFields<Self> { get }
 }
 
+/// How to read one key's value into an object. Wrapped in a struct because a bare closure stored
+/// as a collection's element is reabstracted: every call would go through a thunk and retain its context.
+struct JSONField<Object>: Sendable {
+    let read: @Sendable (inout JSONByteReader, inout Object) -> Bool
+}
+
 /// An object's known keys and how to read each one's value into it.
 struct JSONObjectFields<Object>: Sendable {
-    typealias Read = @Sendable (inout JSONByteReader, inout Object) -> Bool
     private let table: JSONKeyTable
-    private let reads: [Read]
+    private let fields: [JSONField<Object>]
 
-    init(_ fields: KeyValuePairs<String, Read>) {
+    init(_ fields: KeyValuePairs<String, JSONField<Object>>) {
         table = JSONKeyTable(fields.map(\.key))
-        reads = fields.map(\.value)
+        self.fields = fields.map(\.value)
     }
 
     func read(_ reader: inout JSONByteReader) -> Object? where Object: FastJSONDecodable {
         var object = Object()
         // The object goes in and out as a parameter, not captured: no dynamic exclusivity checks.
-        let complete = reader.readObject(table, into: &object) { reader, object, index in reads[index](&reader, &object) }
-        return complete ? object : nil
+        guard reader.readObject(table, into: &object, { reader, object, index in fields[index].read(&reader, &object) }) else {
+            return nil
+        }
+        return object
     }
 }
 
@@ -34,7 +41,8 @@ extension FastJSONDecodable {
             var reader = JSONByteReader(raw.bindMemory(to: UInt8.self))
             guard let value = jsonFields.read(&reader) else { return nil }
             reader.skipWhitespace()
-            return reader.isAtEnd ? value : nil
+            guard reader.isAtEnd else { return nil }
+            return value
         }
     }
 }
@@ -114,146 +122,146 @@ extension JSONByteReader {
 
 extension TransactionPayload: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<TransactionPayload>([
-        "originalTransactionId": { $0.read(&$1.originalTransactionId) },
-        "transactionId": { $0.read(&$1.transactionId) },
-        "webOrderLineItemId": { $0.read(&$1.webOrderLineItemId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "productId": { $0.read(&$1.productId) },
-        "subscriptionGroupIdentifier": { $0.read(&$1.subscriptionGroupIdentifier) },
-        "purchaseDate": { $0.read(&$1.purchaseDate) },
-        "originalPurchaseDate": { $0.read(&$1.originalPurchaseDate) },
-        "expiresDate": { $0.read(&$1.expiresDate) },
-        "quantity": { $0.read(&$1.quantity) },
-        "type": { $0.read(&$1.type) },
-        "appAccountToken": { $0.read(&$1.appAccountToken) },
-        "inAppOwnershipType": { $0.read(&$1.inAppOwnershipType) },
-        "signedDate": { $0.read(&$1.signedDate) },
-        "revocationReason": { $0.read(&$1.revocationReason) },
-        "revocationDate": { $0.read(&$1.revocationDate) },
-        "isUpgraded": { $0.read(&$1.isUpgraded) },
-        "offerType": { $0.read(&$1.offerType) },
-        "offerIdentifier": { $0.read(&$1.offerIdentifier) },
-        "environment": { $0.read(&$1.environment) },
-        "storefront": { $0.read(&$1.storefront) },
-        "storefrontId": { $0.read(&$1.storefrontId) },
-        "transactionReason": { $0.read(&$1.transactionReason) },
-        "currency": { $0.read(&$1.currency) },
-        "price": { $0.read(&$1.price) },
-        "offerDiscountType": { $0.read(&$1.offerDiscountType) },
-        "appTransactionId": { $0.read(&$1.appTransactionId) },
-        "offerPeriod": { $0.read(&$1.offerPeriod) },
-        "revocationType": { $0.read(&$1.revocationType) },
-        "revocationPercentage": { $0.read(&$1.revocationPercentage) },
-        "advancedCommerceInfo": { reader, _ in reader.unsupported() },
-        "billingPlanType": { $0.read(&$1.billingPlanType) },
-        "commitmentInfo": { reader, _ in reader.unsupported() },
-        "previousOriginalTransactionId": { $0.read(&$1.previousOriginalTransactionId) },
+        "originalTransactionId": .init { $0.read(&$1.originalTransactionId) },
+        "transactionId": .init { $0.read(&$1.transactionId) },
+        "webOrderLineItemId": .init { $0.read(&$1.webOrderLineItemId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "productId": .init { $0.read(&$1.productId) },
+        "subscriptionGroupIdentifier": .init { $0.read(&$1.subscriptionGroupIdentifier) },
+        "purchaseDate": .init { $0.read(&$1.purchaseDate) },
+        "originalPurchaseDate": .init { $0.read(&$1.originalPurchaseDate) },
+        "expiresDate": .init { $0.read(&$1.expiresDate) },
+        "quantity": .init { $0.read(&$1.quantity) },
+        "type": .init { $0.read(&$1.type) },
+        "appAccountToken": .init { $0.read(&$1.appAccountToken) },
+        "inAppOwnershipType": .init { $0.read(&$1.inAppOwnershipType) },
+        "signedDate": .init { $0.read(&$1.signedDate) },
+        "revocationReason": .init { $0.read(&$1.revocationReason) },
+        "revocationDate": .init { $0.read(&$1.revocationDate) },
+        "isUpgraded": .init { $0.read(&$1.isUpgraded) },
+        "offerType": .init { $0.read(&$1.offerType) },
+        "offerIdentifier": .init { $0.read(&$1.offerIdentifier) },
+        "environment": .init { $0.read(&$1.environment) },
+        "storefront": .init { $0.read(&$1.storefront) },
+        "storefrontId": .init { $0.read(&$1.storefrontId) },
+        "transactionReason": .init { $0.read(&$1.transactionReason) },
+        "currency": .init { $0.read(&$1.currency) },
+        "price": .init { $0.read(&$1.price) },
+        "offerDiscountType": .init { $0.read(&$1.offerDiscountType) },
+        "appTransactionId": .init { $0.read(&$1.appTransactionId) },
+        "offerPeriod": .init { $0.read(&$1.offerPeriod) },
+        "revocationType": .init { $0.read(&$1.revocationType) },
+        "revocationPercentage": .init { $0.read(&$1.revocationPercentage) },
+        "advancedCommerceInfo": .init { reader, _ in reader.unsupported() },
+        "billingPlanType": .init { $0.read(&$1.billingPlanType) },
+        "commitmentInfo": .init { reader, _ in reader.unsupported() },
+        "previousOriginalTransactionId": .init { $0.read(&$1.previousOriginalTransactionId) },
     ])
 }
 
 extension RenewalInfoPayload: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<RenewalInfoPayload>([
-        "expirationIntent": { $0.read(&$1.expirationIntent) },
-        "originalTransactionId": { $0.read(&$1.originalTransactionId) },
-        "autoRenewProductId": { $0.read(&$1.autoRenewProductId) },
-        "productId": { $0.read(&$1.productId) },
-        "autoRenewStatus": { $0.read(&$1.autoRenewStatus) },
-        "isInBillingRetryPeriod": { $0.read(&$1.isInBillingRetryPeriod) },
-        "priceIncreaseStatus": { $0.read(&$1.priceIncreaseStatus) },
-        "gracePeriodExpiresDate": { $0.read(&$1.gracePeriodExpiresDate) },
-        "offerType": { $0.read(&$1.offerType) },
-        "offerIdentifier": { $0.read(&$1.offerIdentifier) },
-        "signedDate": { $0.read(&$1.signedDate) },
-        "environment": { $0.read(&$1.environment) },
-        "recentSubscriptionStartDate": { $0.read(&$1.recentSubscriptionStartDate) },
-        "renewalDate": { $0.read(&$1.renewalDate) },
-        "currency": { $0.read(&$1.currency) },
-        "renewalPrice": { $0.read(&$1.renewalPrice) },
-        "offerDiscountType": { $0.read(&$1.offerDiscountType) },
-        "eligibleWinBackOfferIds": { $0.read(&$1.eligibleWinBackOfferIds) },
-        "appAccountToken": { $0.read(&$1.appAccountToken) },
-        "appTransactionId": { $0.read(&$1.appTransactionId) },
-        "offerPeriod": { $0.read(&$1.offerPeriod) },
-        "advancedCommerceInfo": { reader, _ in reader.unsupported() },
-        "commitmentInfo": { reader, _ in reader.unsupported() },
-        "renewalBillingPlanType": { $0.read(&$1.renewalBillingPlanType) },
+        "expirationIntent": .init { $0.read(&$1.expirationIntent) },
+        "originalTransactionId": .init { $0.read(&$1.originalTransactionId) },
+        "autoRenewProductId": .init { $0.read(&$1.autoRenewProductId) },
+        "productId": .init { $0.read(&$1.productId) },
+        "autoRenewStatus": .init { $0.read(&$1.autoRenewStatus) },
+        "isInBillingRetryPeriod": .init { $0.read(&$1.isInBillingRetryPeriod) },
+        "priceIncreaseStatus": .init { $0.read(&$1.priceIncreaseStatus) },
+        "gracePeriodExpiresDate": .init { $0.read(&$1.gracePeriodExpiresDate) },
+        "offerType": .init { $0.read(&$1.offerType) },
+        "offerIdentifier": .init { $0.read(&$1.offerIdentifier) },
+        "signedDate": .init { $0.read(&$1.signedDate) },
+        "environment": .init { $0.read(&$1.environment) },
+        "recentSubscriptionStartDate": .init { $0.read(&$1.recentSubscriptionStartDate) },
+        "renewalDate": .init { $0.read(&$1.renewalDate) },
+        "currency": .init { $0.read(&$1.currency) },
+        "renewalPrice": .init { $0.read(&$1.renewalPrice) },
+        "offerDiscountType": .init { $0.read(&$1.offerDiscountType) },
+        "eligibleWinBackOfferIds": .init { $0.read(&$1.eligibleWinBackOfferIds) },
+        "appAccountToken": .init { $0.read(&$1.appAccountToken) },
+        "appTransactionId": .init { $0.read(&$1.appTransactionId) },
+        "offerPeriod": .init { $0.read(&$1.offerPeriod) },
+        "advancedCommerceInfo": .init { reader, _ in reader.unsupported() },
+        "commitmentInfo": .init { reader, _ in reader.unsupported() },
+        "renewalBillingPlanType": .init { $0.read(&$1.renewalBillingPlanType) },
     ])
 }
 
 extension AppTransactionPayload: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<AppTransactionPayload>([
-        "receiptType": { $0.read(&$1.receiptType) },
-        "appAppleId": { $0.read(&$1.appAppleId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "applicationVersion": { $0.read(&$1.applicationVersion) },
-        "versionExternalIdentifier": { $0.read(&$1.versionExternalIdentifier) },
-        "receiptCreationDate": { $0.read(&$1.receiptCreationDate) },
-        "originalPurchaseDate": { $0.read(&$1.originalPurchaseDate) },
-        "originalApplicationVersion": { $0.read(&$1.originalApplicationVersion) },
-        "deviceVerification": { $0.read(&$1.deviceVerification) },
-        "deviceVerificationNonce": { $0.read(&$1.deviceVerificationNonce) },
-        "preorderDate": { $0.read(&$1.preorderDate) },
-        "appTransactionId": { $0.read(&$1.appTransactionId) },
-        "originalPlatform": { $0.read(&$1.originalPlatform) },
+        "receiptType": .init { $0.read(&$1.receiptType) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "applicationVersion": .init { $0.read(&$1.applicationVersion) },
+        "versionExternalIdentifier": .init { $0.read(&$1.versionExternalIdentifier) },
+        "receiptCreationDate": .init { $0.read(&$1.receiptCreationDate) },
+        "originalPurchaseDate": .init { $0.read(&$1.originalPurchaseDate) },
+        "originalApplicationVersion": .init { $0.read(&$1.originalApplicationVersion) },
+        "deviceVerification": .init { $0.read(&$1.deviceVerification) },
+        "deviceVerificationNonce": .init { $0.read(&$1.deviceVerificationNonce) },
+        "preorderDate": .init { $0.read(&$1.preorderDate) },
+        "appTransactionId": .init { $0.read(&$1.appTransactionId) },
+        "originalPlatform": .init { $0.read(&$1.originalPlatform) },
     ])
 }
 
 extension NotificationPayload: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<NotificationPayload>([
-        "notificationType": { $0.read(&$1.notificationType) },
-        "subtype": { $0.read(&$1.subtype) },
-        "notificationUUID": { $0.read(&$1.notificationUUID) },
-        "data": { $0.read(&$1.data) },
-        "version": { $0.read(&$1.version) },
-        "signedDate": { $0.read(&$1.signedDate) },
-        "summary": { $0.read(&$1.summary) },
-        "externalPurchaseToken": { $0.read(&$1.externalPurchaseToken) },
-        "appData": { $0.read(&$1.appData) },
+        "notificationType": .init { $0.read(&$1.notificationType) },
+        "subtype": .init { $0.read(&$1.subtype) },
+        "notificationUUID": .init { $0.read(&$1.notificationUUID) },
+        "data": .init { $0.read(&$1.data) },
+        "version": .init { $0.read(&$1.version) },
+        "signedDate": .init { $0.read(&$1.signedDate) },
+        "summary": .init { $0.read(&$1.summary) },
+        "externalPurchaseToken": .init { $0.read(&$1.externalPurchaseToken) },
+        "appData": .init { $0.read(&$1.appData) },
     ])
 }
 
 extension NotificationData: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<NotificationData>([
-        "environment": { $0.read(&$1.environment) },
-        "appAppleId": { $0.read(&$1.appAppleId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "bundleVersion": { $0.read(&$1.bundleVersion) },
-        "signedTransactionInfo": { $0.read(&$1.signedTransactionInfo) },
-        "signedRenewalInfo": { $0.read(&$1.signedRenewalInfo) },
-        "status": { $0.read(&$1.status) },
-        "consumptionRequestReason": { $0.read(&$1.consumptionRequestReason) },
+        "environment": .init { $0.read(&$1.environment) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "bundleVersion": .init { $0.read(&$1.bundleVersion) },
+        "signedTransactionInfo": .init { $0.read(&$1.signedTransactionInfo) },
+        "signedRenewalInfo": .init { $0.read(&$1.signedRenewalInfo) },
+        "status": .init { $0.read(&$1.status) },
+        "consumptionRequestReason": .init { $0.read(&$1.consumptionRequestReason) },
     ])
 }
 
 extension NotificationSummary: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<NotificationSummary>([
-        "environment": { $0.read(&$1.environment) },
-        "appAppleId": { $0.read(&$1.appAppleId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "productId": { $0.read(&$1.productId) },
-        "requestIdentifier": { $0.read(&$1.requestIdentifier) },
-        "storefrontCountryCodes": { $0.read(&$1.storefrontCountryCodes) },
-        "succeededCount": { $0.read(&$1.succeededCount) },
-        "failedCount": { $0.read(&$1.failedCount) },
+        "environment": .init { $0.read(&$1.environment) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "productId": .init { $0.read(&$1.productId) },
+        "requestIdentifier": .init { $0.read(&$1.requestIdentifier) },
+        "storefrontCountryCodes": .init { $0.read(&$1.storefrontCountryCodes) },
+        "succeededCount": .init { $0.read(&$1.succeededCount) },
+        "failedCount": .init { $0.read(&$1.failedCount) },
     ])
 }
 
 extension ExternalPurchaseToken: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<ExternalPurchaseToken>([
-        "externalPurchaseId": { $0.read(&$1.externalPurchaseId) },
-        "tokenCreationDate": { $0.read(&$1.tokenCreationDate) },
-        "appAppleId": { $0.read(&$1.appAppleId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "tokenType": { $0.read(&$1.tokenType) },
-        "tokenExpirationDate": { $0.read(&$1.tokenExpirationDate) },
+        "externalPurchaseId": .init { $0.read(&$1.externalPurchaseId) },
+        "tokenCreationDate": .init { $0.read(&$1.tokenCreationDate) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "tokenType": .init { $0.read(&$1.tokenType) },
+        "tokenExpirationDate": .init { $0.read(&$1.tokenExpirationDate) },
     ])
 }
 
 extension NotificationAppData: FastJSONDecodable {
     static let jsonFields = JSONObjectFields<NotificationAppData>([
-        "appAppleId": { $0.read(&$1.appAppleId) },
-        "bundleId": { $0.read(&$1.bundleId) },
-        "environment": { $0.read(&$1.environment) },
-        "signedAppTransactionInfo": { $0.read(&$1.signedAppTransactionInfo) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "bundleId": .init { $0.read(&$1.bundleId) },
+        "environment": .init { $0.read(&$1.environment) },
+        "signedAppTransactionInfo": .init { $0.read(&$1.signedAppTransactionInfo) },
     ])
 }

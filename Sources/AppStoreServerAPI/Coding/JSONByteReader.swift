@@ -82,7 +82,7 @@ struct JSONByteReader {
     private mutating func readKey() -> UnsafeBufferPointer<UInt8>? {
         guard current == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        var position = start
+        var position = skipPlainWords(from: start)
         var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
@@ -98,12 +98,30 @@ struct JSONByteReader {
         return key
     }
 
+    /// The offset of the first eight-byte word from `position` on that may hold a quote, a
+    /// backslash, a control character or a non-ASCII byte; the bytes before it are plain ASCII.
+    /// Keys and strings are scanned a word at a time, then byte by byte from there.
+    private func skipPlainWords(from position: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        // Sets a byte's high bit for a byte below `limit` (at most 0x80); may also set it above one that is.
+        func below(_ word: UInt64, _ limit: UInt64) -> UInt64 { (word &- ones &* limit) & ~word & highs }
+        var position = position
+        while position + 8 <= bytes.count {
+            let word = UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self)
+            let special = below(word ^ (ones &* 0x22), 1) | below(word ^ (ones &* 0x5C), 1) | below(word, 0x20) | word & highs
+            guard special == 0 else { break }
+            position += 8
+        }
+        return position
+    }
+
     // MARK: Values
 
     mutating func readString() -> String? {
         guard current == UInt8(ascii: "\"") else { return nil }
         let start = index + 1
-        var position = start
+        var position = skipPlainWords(from: start)
         var ascii = true
         while position < bytes.count {
             let byte = bytes[position]
@@ -295,24 +313,64 @@ struct JSONByteReader {
 }
 
 /// The keys an object's reader knows, looked up by length then bytes (no hashing, no String made).
+/// Flat arrays and word-wide comparison: a key is looked up for every field of every payload, and
+/// nested arrays and a memcmp call per candidate cost more than the comparison itself.
 struct JSONKeyTable: Sendable {
-    private let names: [[UInt8]]
-    private let byLength: [[Int]]
+    /// Every name's bytes, one after another.
+    private let bytes: [UInt8]
+    /// Candidates of length `n` are `candidates[firstOfLength[n]..<firstOfLength[n + 1]]`.
+    private let firstOfLength: [Int]
+    /// Each candidate's offset in `bytes` and index among the names, shortest names first.
+    private let candidates: [(offset: Int, index: Int)]
 
     init(_ names: [String]) {
         precondition(names.count <= 64, "readObject tracks known keys in 64 bits")
-        self.names = names.map { Array($0.utf8) }
-        var byLength = [[Int]](repeating: [], count: (self.names.map(\.count).max() ?? 0) + 1)
-        for (index, name) in self.names.enumerated() { byLength[name.count].append(index) }
-        self.byLength = byLength
+        let utf8 = names.map { Array($0.utf8) }
+        var offsets: [Int] = []
+        var bytes: [UInt8] = []
+        for name in utf8 {
+            offsets.append(bytes.count)
+            bytes += name
+        }
+        let longest = utf8.map(\.count).max() ?? 0
+        var firstOfLength: [Int] = []
+        var candidates: [(offset: Int, index: Int)] = []
+        for length in 0...(longest + 1) {
+            firstOfLength.append(candidates.count)
+            for (index, name) in utf8.enumerated() where name.count == length { candidates.append((offsets[index], index)) }
+        }
+        self.bytes = bytes
+        self.firstOfLength = firstOfLength
+        self.candidates = candidates
     }
 
     func index(of key: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard key.count < byLength.count else { return nil }
-        for candidate in byLength[key.count] {
-            let matches = names[candidate].withUnsafeBufferPointer { memcmp($0.baseAddress!, key.baseAddress!, key.count) == 0 }
-            if matches { return candidate }
+        let count = key.count
+        guard count + 1 < firstOfLength.count else { return nil }
+        let range = firstOfLength[count]..<firstOfLength[count + 1]
+        guard !range.isEmpty else { return nil }
+        guard count > 0, let keyBytes = key.baseAddress else { return candidates[range.lowerBound].index }
+        return bytes.withUnsafeBytes { names -> Int? in
+            for candidate in candidates[range] where Self.equal(names.baseAddress! + candidate.offset, keyBytes, count) {
+                return candidate.index
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// Whether `count` bytes at `a` and `b` are the same, eight at a time.
+    private static func equal(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ count: Int) -> Bool {
+        var offset = 0
+        while offset + 8 <= count {
+            guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+                return false
+            }
+            offset += 8
+        }
+        while offset < count {
+            guard a.load(fromByteOffset: offset, as: UInt8.self) == b.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+            offset += 1
+        }
+        return true
     }
 }

@@ -24,11 +24,19 @@ final class ChainValidator: Sendable {
 
     /// A JWS header segment that passed: its exact text, what it decoded to, the chain it carries,
     /// and SHA-256 already run over the segment and its dot (the start of every signing input under it).
-    struct TrustedHeader: Sendable {
+    /// A class: handing one out per payload is one retain, not one per field.
+    final class TrustedHeader: Sendable {
         let segment: String
         let header: JWSHeader
         let chain: TrustedChain
         let prefixHash: SHA256
+
+        init(segment: String, header: JWSHeader, chain: TrustedChain, prefixHash: SHA256) {
+            self.segment = segment
+            self.header = header
+            self.chain = chain
+            self.prefixHash = prefixHash
+        }
     }
 
     /// Most recently used first; matched on the segment's exact bytes only.

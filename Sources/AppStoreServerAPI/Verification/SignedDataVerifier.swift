@@ -146,8 +146,8 @@ public struct SignedDataVerifier: Sendable {
 
     /// Bundle ID, app Apple ID and environment, each checked, failed or said not to be checked; the
     /// first failure in Apple's order is the one reported.
-    private func contentChecks(_ identity: ContentIdentity) -> ([VerificationCheck], VerificationFailure?) {
-        var checks: [VerificationCheck] = []
+    /// The checks go onto `checks`, which the caller sizes for them (one array per payload).
+    private func contentChecks(_ identity: ContentIdentity, into checks: inout [VerificationCheck]) -> VerificationFailure? {
         var failure: VerificationFailure?
         switch identity.bundleId {
         case .notCarried: checks.append(.init(.bundleId, .notCarried(kind: identity.kind)))
@@ -189,7 +189,7 @@ public struct SignedDataVerifier: Sendable {
         } else {
             checks.append(.init(.environment, .notGiven))
         }
-        return (checks, failure)
+        return failure
     }
 
     // MARK: The common path
@@ -198,45 +198,44 @@ public struct SignedDataVerifier: Sendable {
     static let validNow = "valid now: the data has no signedDate; revocation not checked"
 
     private func verify<Payload: FastJSONDecodable & Decodable>(
-        _ text: String, as type: Payload.Type, signedAt signedDate: KeyPath<Payload, Date?>,
+        _ text: String, as type: Payload.Type, signedAt signedDate: (Payload) -> Date?,
         identity: (Payload) -> ContentIdentity
     ) async -> VerifiedPayload<Payload> {
-        var payload: Payload?
-        var rawPayload: Data?
-        var header: JWSHeader?
-        var subjects: [String] = []
-        var checks: [VerificationCheck] = []
-        func result(_ status: VerificationStatus) -> VerifiedPayload<Payload> {
-            VerifiedPayload(payload: payload, rawPayload: rawPayload, header: header, status: status, chainSubjects: subjects, checks: checks, signed: text)
-        }
-        let decoded: Payload
         let jws: CompactJWS
+        let rawPayload: Data
         do {
             jws = try CompactJWS(text)
             rawPayload = try jws.payloadData()
-            do {
-                decoded = try AppStoreJSON.decodePayload(Payload.self, from: rawPayload!)
-            } catch {
-                throw VerificationFailure.undecodablePayload(error)
-            }
-            payload = decoded
-        } catch let failure as VerificationFailure {
-            return result(.failed(failure))
         } catch {
-            return result(.failed(.malformedJWS(String(describing: error))))
+            return VerifiedPayload(payload: nil, rawPayload: nil, header: nil, status: .failed(error), chainSubjects: [], signed: text)
+        }
+        // The payload is held once, here, and moved into the result: a copy would cost a retain
+        // and a release of each of its strings.
+        let decoded: Payload
+        do {
+            decoded = try AppStoreJSON.decodePayload(Payload.self, from: rawPayload)
+        } catch {
+            return VerifiedPayload(
+                payload: nil, rawPayload: rawPayload, header: nil, status: .failed(.undecodablePayload(error)), chainSubjects: [],
+                signed: text)
         }
         let carried = identity(decoded)
         // Xcode and local-testing data is not signed by Apple: expected so, or claimed so when no
         // environment is expected. Either way it never counts as verified.
         let unsigned = environment ?? carried.environment
         if unsigned == .xcode || unsigned == .localTesting, let unsigned {
-            header = try? jws.header()
-            let (content, failure) = contentChecks(carried)
-            checks = [.init(.chain, .notMade("\(unsigned.label) data is not signed by Apple"))] + content
-            if let failure { return result(.failed(failure)) }
-            return result(.notChecked("\(unsigned.label) data is not signed by Apple."))
+            var checks: [VerificationCheck] = []
+            checks.reserveCapacity(4)
+            checks.append(.init(.chain, .notMade("\(unsigned.label) data is not signed by Apple")))
+            let failure = contentChecks(carried, into: &checks)
+            return VerifiedPayload(
+                payload: consume decoded, rawPayload: rawPayload, header: try? jws.header(),
+                status: failure.map { .failed($0) } ?? .notChecked("\(unsigned.label) data is not signed by Apple."),
+                chainSubjects: [], checks: checks, signed: text)
         }
-        let signedAt = decoded[keyPath: signedDate]
+        let signedAt = signedDate(decoded)
+        var header: JWSHeader?
+        var subjects: [String] = []
         do {
             let chain: ChainValidator.TrustedChain
             var hasher: SHA256
@@ -259,26 +258,37 @@ public struct SignedDataVerifier: Sendable {
                 hasher.update(data: Data(".".utf8))
             }
             subjects = chain.subjects
-            let signatureBytes = try jws.signature()
-            guard signatureBytes.count == 64,
-                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
-            else { throw VerificationFailure.invalidSignature }
+            let signature: P256.Signing.ECDSASignature
+            if let es256 = jws.es256Signature() {
+                signature = es256
+            } else {
+                let signatureBytes = try jws.signature()
+                guard signatureBytes.count == 64,
+                      let decodedSignature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes)
+                else { throw VerificationFailure.invalidSignature }
+                signature = decodedSignature
+            }
             var payloadSegment = jws.payloadSegment
             payloadSegment.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             guard chain.leafKey.isValidSignature(signature, for: hasher.finalize()) else { throw VerificationFailure.invalidSignature }
         } catch let failure as VerificationFailure {
-            checks = [.init(.chain, .failed(failure.appleStatus))]
+            let checks: [VerificationCheck] = [.init(.chain, .failed(failure.appleStatus))]
                 + [VerificationCheck.Subject.bundleId, .appAppleId, .environment].map { .init($0, .notMade("the signature did not verify")) }
-            return result(.failed(failure))
+            return VerifiedPayload(
+                payload: consume decoded, rawPayload: rawPayload, header: header, status: .failed(failure), chainSubjects: subjects,
+                checks: checks, signed: text)
         } catch {
-            return result(.failed(.malformedJWS(String(describing: error))))
+            return VerifiedPayload(
+                payload: consume decoded, rawPayload: rawPayload, header: header, status: .failed(.malformedJWS(String(describing: error))),
+                chainSubjects: subjects, signed: text)
         }
-        let (content, failure) = contentChecks(carried)
-        checks.reserveCapacity(1 + content.count)
+        var checks: [VerificationCheck] = []
+        checks.reserveCapacity(4)
         checks.append(.init(.chain, .passed(signedAt == nil ? Self.validNow : Self.validAtSignedDate)))
-        checks += content
-        if let failure { return result(.failed(failure)) }
-        return result(.verified)
+        let failure = contentChecks(carried, into: &checks)
+        return VerifiedPayload(
+            payload: consume decoded, rawPayload: rawPayload, header: header, status: failure.map { .failed($0) } ?? .verified,
+            chainSubjects: subjects, checks: checks, signed: text)
     }
 }
 
