@@ -42,8 +42,7 @@ static inline int iapdesk_wcwidth(unsigned int scalar) { return wcwidth((wchar_t
 
 static inline int iapdesk_has_cap(const char *cap) { return cap != NULL && cap != (char *)-1; }
 
-static inline int iapdesk_write_all(int fd, const char *text) {
-    size_t left = strlen(text);
+static inline int iapdesk_write_all(int fd, const char *text, size_t left) {
     while (left > 0) {
         ssize_t done = write(fd, text, left);
         if (done <= 0) return ERR;
@@ -51,6 +50,36 @@ static inline int iapdesk_write_all(int fd, const char *text) {
         left -= (size_t)done;
     }
     return OK;
+}
+
+/* Capability strings go out through tputs, as ncurses' own output does: it turns their padding
+   (vt100's ri is ESC M$<5>) into delays or pad characters instead of printing it. tputs takes a
+   function of one character, so they are gathered here and written to `fd` in large writes. */
+typedef struct { int fd; size_t count; char bytes[1024]; } iapdesk_capability_buffer;
+
+/* Held in a function: a static variable of this header would not be emitted for Swift's use. */
+static inline iapdesk_capability_buffer *iapdesk_capability_output(void) {
+    static iapdesk_capability_buffer buffer;
+    return &buffer;
+}
+
+static inline int iapdesk_capability_char(int c) {
+    iapdesk_capability_buffer *out = iapdesk_capability_output();
+    if (out->count == sizeof out->bytes) {
+        iapdesk_write_all(out->fd, out->bytes, out->count);
+        out->count = 0;
+    }
+    out->bytes[out->count++] = (char)c;
+    return c;
+}
+
+static inline void iapdesk_put_capability(const char *capability) { tputs(capability, 1, iapdesk_capability_char); }
+
+static inline int iapdesk_flush_capabilities(void) {
+    iapdesk_capability_buffer *out = iapdesk_capability_output();
+    int result = iapdesk_write_all(out->fd, out->bytes, out->count);
+    out->count = 0;
+    return result;
 }
 
 /* Moves rows top..bottom (inclusive) of the screen by n (> 0: up, < 0: down) with the terminal's
@@ -70,17 +99,20 @@ static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, 
     if (!iapdesk_has_cap(csr) || !iapdesk_has_cap(cup) || (!iapdesk_has_cap(many) && !iapdesk_has_cap(one)) || n == 0
         || bottom <= top || count > bottom - top) return ERR;
     int row = getcury(curscr), column = getcurx(curscr);
-        /* tiparm answers in one static buffer: each result is written before the next is made. */
-    iapdesk_write_all(fd, tiparm(csr, top, bottom));
-    iapdesk_write_all(fd, tiparm(cup, n > 0 ? bottom : top, 0));
+        /* tiparm answers in one static buffer: each result is put out before the next is made. */
+    iapdesk_capability_output()->fd = fd;
+    iapdesk_capability_output()->count = 0;
+    iapdesk_put_capability(tiparm(csr, top, bottom));
+    iapdesk_put_capability(tiparm(cup, n > 0 ? bottom : top, 0));
     /* One row with ind (a line feed on most terminals) as ncurses itself does: fewer bytes. */
     if (iapdesk_has_cap(many) && !(count == 1 && iapdesk_has_cap(one))) {
-        iapdesk_write_all(fd, tiparm(many, count));
+        iapdesk_put_capability(tiparm(many, count));
     } else {
-        for (int i = 0; i < count; i++) iapdesk_write_all(fd, one);
+        for (int i = 0; i < count; i++) iapdesk_put_capability(one);
     }
-    iapdesk_write_all(fd, tiparm(csr, 0, LINES - 1));
-    iapdesk_write_all(fd, tiparm(cup, row, column));
+    iapdesk_put_capability(tiparm(csr, 0, LINES - 1));
+    iapdesk_put_capability(tiparm(cup, row, column));
+    iapdesk_flush_capabilities();
     WINDOW *windows[3] = { curscr, newscr, win };
     for (int i = 0; i < 3; i++) {
         wsetscrreg(windows[i], top, bottom);
@@ -96,6 +128,9 @@ static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, 
     wtouchln(win, top, bottom - top + 1, 0);
     return OK;
 }
+
+/* Whether the terminal keeps the shell's screen while the console runs (smcup/rmcup). */
+static inline int iapdesk_has_alternate_screen(void) { return iapdesk_has_cap(tigetstr("rmcup")); }
 
 static inline int iapdesk_can_scroll_rows(void) {
     return iapdesk_has_cap(tigetstr("csr")) && iapdesk_has_cap(tigetstr("cup"))

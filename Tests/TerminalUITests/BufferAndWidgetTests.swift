@@ -140,6 +140,16 @@ import Testing
         #expect(KeyDecoder.decode([.scalar("\u{1B}"), .scalar("q")]) == [.escape, .character("q")])
     }
 
+    /// Home and End as tmux sends them under TERM=xterm-256color (whose entry spells them otherwise,
+    /// so curses hands them over as characters), and the other common spellings.
+    @Test func keyDecoderKnowsEditingKeysInEveryCommonSpelling() {
+        func decode(_ text: String) -> [Key] { KeyDecoder.decode(text.unicodeScalars.map { .scalar($0) }) }
+        #expect(decode("\u{1B}[1~\u{1B}[4~") == [.home, .end])
+        #expect(decode("\u{1B}[7~\u{1B}[8~\u{1B}[H\u{1B}[F\u{1B}OH\u{1B}OF") == [.home, .end, .home, .end, .home, .end])
+        #expect(decode("\u{1B}[5~\u{1B}[6~\u{1B}[3~\u{1B}OA\u{1B}[B") == [.pageUp, .pageDown, .delete, .up, .down])
+        #expect(decode("\u{1B}[99~x") == [.character("x")], "an unknown sequence is still dropped whole")
+    }
+
     @Test func treeFoldsByPath() {
         let tree = TreeNode(label: "root", children: [
             TreeNode(label: "a", value: "1", path: "a"),

@@ -67,6 +67,12 @@ public final class CursesBackend: Backend {
         guard !ended else { return }
         ended = true
         Self.writeRaw("\u{1B}[?2004l", to: outputFD)
+        // Without an alternate screen (the Linux console, vt100) the console's last frame would
+        // stay under the shell's prompt: clear it.
+        if iapdesk_has_alternate_screen() == 0 {
+            wclear(window)
+            wrefresh(window)
+        }
         endwin()
     }
 

@@ -51,6 +51,7 @@ public struct KeyDecoder: Sendable {
                     if index + 1 < input.count, case .scalar(let next) = input[index + 1], next == "[" || next == "O" {
                         var cursor = index + 2
                         while cursor < input.count, case .scalar(let s) = input[cursor], !(s.value >= 0x40 && s.value <= 0x7E) { cursor += 1 }
+                        if cursor < input.count, let key = Self.editingKey(input[(index + 1)...cursor]) { keys.append(key) }
                         index = cursor + 1
                         continue
                     }
@@ -63,6 +64,31 @@ public struct KeyDecoder: Sendable {
             index += 1
         }
         return keys
+    }
+
+    /// Cursor and editing keys in the forms terminals send whatever their terminfo entry says:
+    /// tmux under TERM=xterm-256color sends ESC [1~ and ESC [4~ for Home and End, which xterm's entry
+    /// spells ESC O H and ESC O F, so curses passes them on as characters.
+    static func editingKey(_ sequence: ArraySlice<RawKey>) -> Key? {
+        var text = ""
+        for raw in sequence {
+            guard case .scalar(let scalar) = raw else { return nil }
+            text.unicodeScalars.append(scalar)
+        }
+        switch text {
+        case "[A", "OA": return .up
+        case "[B", "OB": return .down
+        case "[C", "OC": return .right
+        case "[D", "OD": return .left
+        case "[H", "OH", "[1~", "[7~": return .home
+        case "[F", "OF", "[4~", "[8~": return .end
+        case "[5~": return .pageUp
+        case "[6~": return .pageDown
+        case "[2~": return .insert
+        case "[3~": return .delete
+        case "[Z": return .backTab
+        default: return nil
+        }
     }
 
     /// Ends an open paste with what has arrived (the terminal never sent the end marker).
