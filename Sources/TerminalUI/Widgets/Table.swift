@@ -58,7 +58,11 @@ public struct Table: Widget {
 
     public func render(in area: Rect, buffer: inout Buffer) {
         guard area.height > 0, area.width > 0 else { return }
-        let widths = Layout.split(area, .horizontal, columns.map(\.width), spacing: 1).map(\.width)
+        // The scroll marker gets a column of its own: drawn over the last column, it hid a character
+        // of the rows' text wherever the columns fill the width.
+        let showsMarker = rowCount > Self.visibleRows(height: area.height) && area.height > 1 && area.width > 1
+        let columnsArea = showsMarker ? Rect(x: area.x, y: area.y, width: area.width - 1, height: area.height) : area
+        let widths = Layout.split(columnsArea, .horizontal, columns.map(\.width), spacing: 1).map(\.width)
         func drawRow(_ cells: [String], y: Int, style: Style) {
             var x = area.x
             for (index, column) in columns.enumerated() {
@@ -86,7 +90,7 @@ public struct Table: Widget {
             }
             drawRow(cells, y: y, style: lineStyle)
         }
-        if rowCount > visible, visible > 0 {
+        if showsMarker {
             // A scroll position marker on the right edge.
             let position = area.y + 1 + (visible - 1) * top / max(1, rowCount - visible)
             // Without the header's weight and slant, which a block does not show: a scroll then
