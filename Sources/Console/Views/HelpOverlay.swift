@@ -29,6 +29,26 @@ enum HelpOverlay {
         return entries
     }
 
+    /// The entries laid out in columns of `height` lines (pages are columns too): a heading never
+    /// ends a column, it moves to the top of the next, and a section that goes on in the next column
+    /// repeats its heading there, so no key stands under another section's name.
+    static func arranged(_ entries: [Entry], height: Int) -> [Entry] {
+        guard height >= 3 else { return entries }
+        var lines: [Entry] = []
+        var section: String?
+        for entry in entries {
+            let row = lines.count % height
+            if entry.isHeading {
+                if row == height - 1 { lines.append(Entry(keys: "", title: "", isHeading: true)) }
+                section = entry.title
+            } else if row == 0, let section {
+                lines.append(Entry(keys: "", title: section + " (continued)", isHeading: true))
+            }
+            lines.append(entry)
+        }
+        return lines
+    }
+
     struct Frame {
         var box: Rect
         var body: Rect
@@ -45,17 +65,21 @@ enum HelpOverlay {
 
     static func pageCount(_ state: ConsoleState) -> Int {
         let frame = frame(state, Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight))
-        return max(1, (entries(state).count + frame.perPage - 1) / frame.perPage)
+        return max(1, (arranged(entries(state), height: frame.body.height).count + frame.perPage - 1) / frame.perPage)
     }
 
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let frame = frame(state, area)
-        let all = entries(state)
+        let all = arranged(entries(state), height: frame.body.height)
         let pages = max(1, (all.count + frame.perPage - 1) / frame.perPage)
         let page = min(state.helpPage, pages - 1)
-        buffer.fill(frame.box, with: theme[.modal])
+        // Every part is drawn on the dialog's background: roles without a background of their own
+        // (keys, headings, muted text, the border) would otherwise punch holes of the terminal's.
+        let modal = theme[.modal]
+        func onModal(_ role: ThemeRole) -> Style { modal.patched(with: theme[role]) }
+        buffer.fill(frame.box, with: modal)
         let title = pages > 1 ? "Keys · page \(page + 1) of \(pages)" : "Keys"
-        Block(title: title, style: theme[.borderFocus], titleStyle: theme[.borderFocus].bold).render(in: frame.box, buffer: &buffer)
+        Block(title: title, style: onModal(.borderFocus), titleStyle: onModal(.borderFocus).bold).render(in: frame.box, buffer: &buffer)
         let shown = Array(all.dropFirst(page * frame.perPage).prefix(frame.perPage))
         // A last page that fits one column gets the whole width, so titles are not cut.
         let columns = shown.count > frame.body.height ? frame.columns : 1
@@ -64,13 +88,14 @@ enum HelpOverlay {
             let slice = shown.dropFirst(index * frame.body.height).prefix(frame.body.height)
             let keyWidth = min(26, max(8, (slice.map { TextWidth.of($0.keys) }.max() ?? 0) + 1), part.width / 2)
             let lines: [[Paragraph.Span]] = slice.map { entry in
-                if entry.isHeading { return [.init(entry.title, theme[.header])] }
-                return [.init(" " + TextWidth.truncate(entry.keys, to: keyWidth - 1).padding(toLength: keyWidth, withPad: " ", startingAt: 0), theme[.footerKey]),
-                        .init(entry.title, entry.disabled ? theme[.muted] : theme[.modal])]
+                if entry.isHeading { return [.init(TextWidth.truncate(entry.title, to: part.width), onModal(.header))] }
+                // Cut with an ellipsis, so a title cut short does not read as a whole one.
+                return [.init(" " + TextWidth.truncate(entry.keys, to: keyWidth - 1).padding(toLength: keyWidth, withPad: " ", startingAt: 0), onModal(.footerKey)),
+                        .init(TextWidth.truncate(entry.title, to: max(0, part.width - keyWidth - 1)), entry.disabled ? onModal(.muted) : modal)]
             }
             Paragraph(lines: lines, wrap: false).render(in: part, buffer: &buffer)
         }
         let more = pages > 1 ? "PgDn/PgUp pages · " : ""
-        buffer.write(truncating: "\(more)Esc or ? closes this help.", x: frame.body.x, y: frame.body.bottom, width: frame.body.width, style: theme[.muted])
+        buffer.write(truncating: "\(more)Esc or ? closes this help.", x: frame.body.x, y: frame.body.bottom, width: frame.body.width, style: onModal(.muted))
     }
 }
