@@ -61,6 +61,12 @@ import Testing
         #expect(Color.rgb(255, 0, 0).quantized(to: 16) == .indexed(9))
         #expect(Color.indexed(196).quantized(to: 8) == .indexed(1))
         #expect(Color.rgb(1, 2, 3).quantized(to: 1 << 24) == .rgb(1, 2, 3))
+        // With 8 colours, greys are white, not black (unseen on a dark terminal), and the default
+        // theme's selection keeps a background of colour.
+        #expect(Color.indexed(244).quantized(to: 8) == .indexed(7))
+        #expect(Color.rgb(128, 128, 128).quantized(to: 8) == .indexed(7))
+        #expect(Color.indexed(24).quantized(to: 8) != .indexed(0))
+        #expect(Color.indexed(8).quantized(to: 8) == .indexed(7))
         let mono = Theme.fallback.monochrome
         #expect(mono[.error].fg == nil)
         #expect(mono[.selection].modifiers.contains(.reverse))

@@ -16,13 +16,11 @@ public enum Color: Sendable, Hashable {
         case .default: return self
         case .indexed(let index):
             if colors >= 256 || Int(index) < colors { return self }
-            if colors >= 16 { return .indexed(Self.nearest16(Self.rgbOf(index))) }
-            return .indexed(Self.nearest16(Self.rgbOf(index)) % 8)
+            return .indexed(Self.nearestBasic(Self.rgbOf(index), among: colors >= 16 ? 16 : 8))
         case .rgb(let r, let g, let b):
             if colors > 256 { return self }
             if colors >= 256 { return .indexed(Self.nearest256(r, g, b)) }
-            let index = Self.nearest16((r, g, b))
-            return .indexed(colors >= 16 ? index : index % 8)
+            return .indexed(Self.nearestBasic((r, g, b), among: colors >= 16 ? 16 : 8))
         }
     }
 
@@ -45,9 +43,17 @@ public enum Color: Sendable, Hashable {
         (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
     ]
 
-    static func nearest16(_ rgb: (UInt8, UInt8, UInt8)) -> UInt8 {
+    /// The nearest of the first `count` basic colours. With 8, the nearest of those 8: taking the
+    /// nearest of 16 and dropping its brightness turned greys (bright black) into black, unseen on
+    /// a dark terminal.
+    static func nearestBasic(_ rgb: (UInt8, UInt8, UInt8), among count: Int) -> UInt8 {
         let target = (Int(rgb.0), Int(rgb.1), Int(rgb.2))
-        return UInt8(basic16.indices.min(by: { distance(basic16[$0], target) < distance(basic16[$1], target) })!)
+        // A grey among 8 colours is black or white: by distance alone a mid grey is nearer cyan.
+        if count <= 8, max(target.0, target.1, target.2) - min(target.0, target.1, target.2) < 24 {
+            return (target.0 + target.1 + target.2) / 3 < 64 ? 0 : 7
+        }
+        let candidates = basic16.indices.prefix(count)
+        return UInt8(candidates.min(by: { distance(basic16[$0], target) < distance(basic16[$1], target) })!)
     }
 
     static func rgbOf(_ index: UInt8) -> (UInt8, UInt8, UInt8) {
