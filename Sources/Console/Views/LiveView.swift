@@ -36,13 +36,17 @@ enum LiveView {
         let list = state.list(.live)
         let wide = table.width >= 100
         // A customer's ID is read out whole: its column is as wide as the longest one plus the scroll bar.
-        var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 19 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
+        // Wide, the arrival time leaves out the year (a live tail is recent) and the forward result
+        // has what "HTTP 200" needs, so that the type and subtype get the rest.
+        var columns: [Table.Column] = [.init("RECEIVED", .length(wide ? 14 : 11)), .init("TYPE", .fill(3)), .init("SUBTYPE", .fill(2)),
                                        .init("VERDICT", .length(wide ? 14 : 9)), .init("CUSTOMER", .length(18))]
-        if wide { columns += [.init("DELIV", .length(5), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .fill(2))] }
+        if wide { columns += [.init("DELIV", .length(5), alignRight: true), .init("ANSWER", .length(12)), .init("FORWARD", .length(10))] }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
             let row = rows[index]
-            let received = wide ? DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "") : short(row.lastReceivedAt, now: state.now)
+            let received = wide
+                ? String(DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "").dropFirst(5))
+                : short(row.lastReceivedAt, now: state.now)
             let elsewhere = elsewhere(row, state)
             var cells = [received, row.notificationType ?? "?", row.subtype ?? "", elsewhere ?? row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
             if wide {
