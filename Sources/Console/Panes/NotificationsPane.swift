@@ -55,6 +55,7 @@ enum NotificationsPane {
         commands: commands, colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },
+        rowIDs: { rows($0).map { $0.payload?.notificationUUID } },
         detail: { state in
             PaneRows.selected(rows(state), state, .notifications).map { row in
                 let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0.lowercased()] } }

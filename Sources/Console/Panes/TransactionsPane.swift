@@ -69,6 +69,7 @@ enum TransactionsPane {
         colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .transactions)?.payload?.transactionId },
+        rowIDs: { rows($0).map { $0.payload?.transactionId } },
         detail: { PaneRows.selected(rows($0), $0, .transactions).map(DetailContent.transactionTree) },
         table: { _, inner in PaneLayout.belowHeading(inner) },
         render: TransactionsView.render,
