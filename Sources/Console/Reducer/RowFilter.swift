@@ -1,18 +1,15 @@
 import TerminalUI
 
-/// The `/` filter of a list pane: it narrows the rows as it is typed; Enter keeps it, Esc clears it.
+/// The `/` filter of a list pane: it narrows the rows as it is typed; Enter keeps it, Esc (in the
+/// field or, later, in the list) clears it.
 enum RowFilter {
     static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
         switch key {
         case .enter:
             state.focus = .content
         case .escape:
-            // The selection is on a row of the narrowed list: it stays on that row, not on its index.
-            let selected = selectedRow(state)
-            state.filters[state.pane] = nil
-            state.filterInput = TextInputState(maxLength: 128)
+            clear(&state)
             state.focus = .content
-            if let selected { select(&state, selected) }
         default:
             _ = state.filterInput.handle(key)
             state.filters[state.pane] = state.filterInput.text.isEmpty ? nil : state.filterInput.text
@@ -22,6 +19,15 @@ enum RowFilter {
             state.lists[state.pane] = list
         }
         return []
+    }
+
+    /// Shows all the rows again (Esc in the field or in the list). The selection is on a row of
+    /// the narrowed list: it stays on that row, not on its index.
+    static func clear(_ state: inout ConsoleState) {
+        let selected = selectedRow(state)
+        state.filters[state.pane] = nil
+        state.filterInput = TextInputState(maxLength: 128)
+        if let selected { select(&state, selected) }
     }
 
     /// The selected row's ID and the line of the table it is on.
