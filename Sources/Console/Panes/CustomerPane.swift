@@ -52,12 +52,12 @@ enum CustomerPane {
         },
         tick: CaseNotes.tick,
         input: handleLookupKey,
-        intercept: { state, _, command in
-            // The summary is text, not rows: the list keys scroll it.
-            guard let command, let delta = ListNavigation.scroll(command.id), !state.list(.customer).detailOpen else { return nil }
-            var list = state.list(.customer)
+        intercept: { state, key, command in
+            // The summary is text, not rows: the list keys scroll it, a page being the lines it shows.
             let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
             let visible = max(1, PaneLayout.inner(PaneLayout.rows(screen)[3]).height - 2)
+            guard let command, let delta = ListNavigation.scroll(command.id, key: key, page: visible), !state.list(.customer).detailOpen else { return nil }
+            var list = state.list(.customer)
             let last = max(0, CustomerView.summaryLineCount(state) - visible)
             list.offset = min(max(0, list.offset + delta), last)
             state.lists[.customer] = list

@@ -10,6 +10,8 @@ extension Pane {
 public struct InspectorModel: PaneModel {
     public var input = TextInputState(maxLength: 1 << 20)
     public var report: Loadable<InspectorResult> = .idle
+    /// The verification of the latest paste: an earlier one's report would describe other data.
+    var request: Int?
     public init() {}
 }
 
@@ -37,7 +39,8 @@ enum InspectorPane {
             return []
         },
         receive: { state, action in
-            guard case .answer(let request, let report as InspectionReport) = action, state.inFlight[request] != nil else { return [] }
+            guard case .answer(let request, let report as InspectionReport) = action, state.inFlight[request] != nil,
+                  request == state.models[InspectorModel.self].request else { return [] }
             state.inFlight[request] = nil
             state.inspected = .loaded(InspectorResult(report))
             state.lists[.inspector] = ListState()
@@ -77,9 +80,11 @@ enum InspectorPane {
         }
         state.inspected = .loading
         state.focus = .content
+        let earlier = PaneReducer.supersede(&state, state.models[InspectorModel.self].request)
         let request = ConsoleReducer.start(&state, "Verify signed data", owner: .inspector)
+        state.models[InspectorModel.self].request = request
         return [.task(PaneTask(request: request, name: "inspect \(text.utf8.count) bytes") { services, _ in
             await services.verification.inspect(text)
-        })]
+        })] + earlier
     }
 }

@@ -53,6 +53,7 @@ enum LivePane {
         pane: .live, title: "Live", rowNoun: "arrivals", showsCustomer: false,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .live)?.notificationUUID },
+        rowIDs: { rows($0).map { $0.notificationUUID } },
         detail: { state in PaneRows.selected(rows(state), state, .live).map { tree($0, replay: state.live.replays[$0.notificationUUID]) } },
         table: { state, inner in PaneLayout.belowHeading(inner) },
         render: LiveView.render,

@@ -21,6 +21,8 @@ public struct NotificationsModel: PaneModel {
     public var rows: Loadable<[NotificationRow]> = .idle
     public var filters = NotificationFilterState()
     public var test: TestNotificationState?
+    /// The load whose answer the rows are: only its answers are shown, whatever order they come in.
+    public var request: Int?
     /// Whether any row has a subtype: worked out once per answer, not at every frame.
     public var hasSubtypes = false
     public init() {}
@@ -53,6 +55,7 @@ enum NotificationsPane {
         commands: commands, colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },
+        rowIDs: { rows($0).map { $0.payload?.notificationUUID } },
         detail: { state in
             PaneRows.selected(rows(state), state, .notifications).map { row in
                 let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0.lowercased()] } }
@@ -76,7 +79,10 @@ enum NotificationsPane {
             if state.notificationsPane.isLoading { state.notificationsPane = .failed(PaneReducer.cancelled) }
             PaneReducer.markPartial(&state, .notifications, count: state.notificationsPane.value?.count ?? 0)
         },
-        reset: { state in state.notificationsPane = .idle }
+        reset: { state in
+            state.notificationsPane = .idle
+            state.models[NotificationsModel.self].request = nil
+        }
     )
 
     static func rows(_ state: ConsoleState) -> [NotificationRow] {
@@ -108,10 +114,17 @@ enum NotificationsPane {
         state.notificationsPane = .loading
         state.partialNote[.notifications] = nil
         let f = state.notificationFilters
+        let earlier = PaneReducer.supersede(&state, state.models[NotificationsModel.self].request)
         let request = ConsoleReducer.start(&state, "Notification history", owner: .notifications)
+        state.models[NotificationsModel.self].request = request
         let since = min(f.since, state.notificationRetention - 3600)
         return [.loadNotifications(request: request, filters: NotificationRequestSpec(
-            since: since, type: f.type, subtype: f.subtype, transactionId: f.transactionId, onlyFailures: f.onlyFailures))]
+            since: since, type: f.type, subtype: f.subtype, transactionId: f.transactionId, onlyFailures: f.onlyFailures))] + earlier
+    }
+
+    /// True for the latest load, still awaited: an earlier one's answer is of other filters.
+    static func isCurrent(_ state: ConsoleState, _ request: Int) -> Bool {
+        state.inFlight[request] != nil && state.models[NotificationsModel.self].request == request
     }
 
     static func requestTest(_ state: inout ConsoleState) -> [ConsoleEffect] {
@@ -123,11 +136,11 @@ enum NotificationsPane {
     static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
         switch action {
         case .notificationsPage(let request, let rows, let pages):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.notificationsPane = .loaded(rows)
             PaneReducer.pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
         case .paneNotifications(let request, let result):
-            guard state.inFlight[request] != nil else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.notificationsPane = PaneReducer.loadable(result)
             PaneReducer.pagingEnded(&state, request, .notifications)
             var list = state.list(.notifications)

@@ -11,6 +11,7 @@ enum OrderPane {
         pane: .orders, title: "Order", rowNoun: "transactions",
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .orders)?.payload?.transactionId },
+        rowIDs: { rows($0).map { $0.payload?.transactionId } },
         detail: { PaneRows.selected(rows($0), $0, .orders).map(DetailContent.transactionTree) },
         table: { _, inner in PaneLayout.belowHeading(inner) },
         render: OrderView.render,

@@ -11,6 +11,7 @@ enum RefundsPane {
         pane: .refunds, title: "Refunds", rowNoun: "refunds",
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .refunds)?.payload?.transactionId },
+        rowIDs: { rows($0).map { $0.payload?.transactionId } },
         detail: { PaneRows.selected(rows($0), $0, .refunds).map(DetailContent.transactionTree) },
         table: { _, inner in inner },
         render: RefundsView.render,

@@ -31,6 +31,7 @@ enum SubscriptionsPane {
         ],
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .subscriptions)?.originalTransactionId },
+        rowIDs: { rows($0).map { $0.originalTransactionId } },
         detail: { PaneRows.selected(rows($0), $0, .subscriptions).map(DetailContent.subscriptionTree) },
         table: { _, inner in Layout.split(inner, .vertical, [.fill(1), .length(min(9, max(0, inner.height - 4)))])[0] },
         render: SubscriptionsView.render,

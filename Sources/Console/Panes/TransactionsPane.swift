@@ -11,6 +11,9 @@ public struct TransactionsModel: PaneModel {
     public var rows: Loadable<[VerifiedTransaction]> = .idle
     public var filters = HistoryFilterState()
     public var paging = HistoryPaging()
+    /// The request whose answer the rows are: the customer's load, or this pane's latest (for a
+    /// filtered history, its first page). Answers of any other are of filters no longer asked for.
+    public var request: Int?
     public init() {}
 }
 
@@ -49,6 +52,11 @@ extension ConsoleState {
         get { models[TransactionsModel.self].paging }
         set { models[TransactionsModel.self].paging = newValue }
     }
+
+    public var historyRequest: Int? {
+        get { models[TransactionsModel.self].request }
+        set { models[TransactionsModel.self].request = newValue }
+    }
 }
 
 /// The customer's transaction history. Unfiltered, it is the customer summary's complete history
@@ -61,6 +69,7 @@ enum TransactionsPane {
         colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .transactions)?.payload?.transactionId },
+        rowIDs: { rows($0).map { $0.payload?.transactionId } },
         detail: { PaneRows.selected(rows($0), $0, .transactions).map(DetailContent.transactionTree) },
         table: { _, inner in PaneLayout.belowHeading(inner) },
         render: TransactionsView.render,
@@ -78,6 +87,7 @@ enum TransactionsPane {
         reset: { state in
             state.transactionsPane = .idle
             state.historyPaging = HistoryPaging()
+            state.historyRequest = nil
         },
         scrolled: nextPageIfNearEnd
     )
@@ -91,14 +101,32 @@ enum TransactionsPane {
     }
 
     static func load(_ state: inout ConsoleState, anchor: String) -> [ConsoleEffect] {
+        let earlier = supersede(&state)
         state.transactionsPane = .loading
         state.partialNote[.transactions] = nil
         state.historyPaging = HistoryPaging()
         let query = state.historyFilters.query
-        guard query == HistoryFilterState().query else { return requestPage(&state, anchor: anchor, revision: nil) }
+        guard query == HistoryFilterState().query else {
+            let effects = requestPage(&state, anchor: anchor, revision: nil)
+            state.historyRequest = state.historyPaging.pageRequest
+            return effects + earlier
+        }
         // The unfiltered history is the summary's: complete, as its counts need.
         let request = CustomerReducer.start(&state, "Transaction history \(anchor)", owner: .transactions)
-        return [.loadHistory(request: request, anchorId: anchor, query: query, environment: state.customer?.environment)]
+        state.historyRequest = request
+        return [.loadHistory(request: request, anchorId: anchor, query: query, environment: state.customer?.environment)] + earlier
+    }
+
+    /// Stops this pane's own requests of the last filters. The customer's load goes on for the
+    /// other panes; its history simply no longer lands here.
+    static func supersede(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        let own = [state.historyRequest, state.historyPaging.pageRequest].compactMap { $0 }.filter { state.requestOwners[$0] == .transactions }
+        return Set(own).sorted().flatMap { PaneReducer.supersede(&state, $0) }
+    }
+
+    /// True when `request` is the one whose answer the rows are, and is still awaited.
+    static func isCurrent(_ state: ConsoleState, _ request: Int) -> Bool {
+        CustomerReducer.isCurrent(state, request) && state.historyRequest == request
     }
 
     /// Asks for one page of the filtered history (the first when `revision` is nil).
@@ -161,11 +189,11 @@ enum TransactionsPane {
                 state.lastError = error
             }
         case .historyPage(let request, let rows, let pages):
-            guard CustomerReducer.isCurrent(state, request) else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.transactionsPane = .loaded(rows)
             PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
         case .paneHistory(let request, let result):
-            guard CustomerReducer.isCurrent(state, request) else { return [] }
+            guard isCurrent(state, request) else { return [] }
             state.transactionsPane = PaneReducer.loadable(result)
             // Rows shown while it loaded keep their selection; a new query starts at the top.
             if state.partialNote[.transactions] == nil { state.lists[.transactions] = ListState() }

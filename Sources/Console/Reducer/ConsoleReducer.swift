@@ -93,7 +93,7 @@ public enum ConsoleReducer {
         if state.overlay != nil { return OverlayCommands.handle(&state, key) }
         switch state.focus {
         case .commandLine: return CommandLine.handleKey(&state, key)
-        case .filter: return handleFilterKey(&state, key)
+        case .filter: return RowFilter.handleKey(&state, key)
         case .paneInput:
             guard let input = state.current.input else {
                 state.focus = .content
@@ -102,25 +102,6 @@ public enum ConsoleReducer {
             return input(&state, key)
         case .content: return handleContentKey(&state, key)
         }
-    }
-
-    static func handleFilterKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
-        switch key {
-        case .enter:
-            state.focus = .content
-        case .escape:
-            state.filters[state.pane] = nil
-            state.filterInput = TextInputState(maxLength: 128)
-            state.focus = .content
-        default:
-            _ = state.filterInput.handle(key)
-            state.filters[state.pane] = state.filterInput.text.isEmpty ? nil : state.filterInput.text
-            var list = state.list(state.pane)
-            list.selected = 0
-            list.offset = 0
-            state.lists[state.pane] = list
-        }
-        return []
     }
 
     /// The contexts whose commands apply now, most specific first.

@@ -80,6 +80,7 @@ enum CustomerReducer {
         state.customer?.appTransaction = .loading
         state.transactionsPane = .loading
         let request = start(&state, "Customer \(anchor)")
+        state.historyRequest = request
         return [.loadCustomer(request: request, anchorId: anchor, includeTransaction: includeTransaction, environment: state.customer?.environment)]
     }
 
@@ -158,12 +159,14 @@ enum CustomerReducer {
         case .history(let request, let result):
             guard isCurrent(state, request) else { return [] }
             state.customer?.history = PaneReducer.loadable(result)
+            // The Transactions pane shows it unless it has asked for other filters since.
+            guard state.historyRequest == request else { break }
             state.transactionsPane = PaneReducer.loadable(result)
             // The summary's history is complete: no page of an earlier filter follows it.
             state.historyPaging = HistoryPaging()
             PaneReducer.pagingEnded(&state, request, .transactions)
         case .historyPage(let request, let rows, let pages):
-            guard isCurrent(state, request) else { return [] }
+            guard isCurrent(state, request), state.historyRequest == request else { return [] }
             state.transactionsPane = .loaded(rows)
             PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
         case .customerNotifications(let request, let result):

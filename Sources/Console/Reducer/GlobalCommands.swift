@@ -69,7 +69,7 @@ enum GlobalCommands {
             } else if !state.inFlight.isEmpty {
                 return ConsoleReducer.cancelAll(&state)
             } else if state.filters[state.pane] != nil {
-                state.filters[state.pane] = nil
+                RowFilter.clear(&state)
             }
             // Esc never enters a field: i and / do.
             return []

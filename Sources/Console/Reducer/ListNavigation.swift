@@ -17,7 +17,9 @@ extension CommandID {
 
 /// Moving through lists and detail views, opening details, folding trees, copying IDs.
 enum ListNavigation {
-    static let page = 10
+    /// Rows a mouse wheel notch moves: a fixed step, since a page on a tall window would skip
+    /// rows the eye has not followed.
+    static let wheelStep = 10
 
     static let commands: [ConsoleCommand] = [
         list(.listDown, "Down", [.down, .character("j")]),
@@ -48,8 +50,9 @@ enum ListNavigation {
         ConsoleCommand(id, title, keys: keys, context: .list, inFooter: inFooter) { state, key in handle(&state, id, key: key) }
     }
 
-    /// Lines a scrolling command moves by.
-    static func scroll(_ id: CommandID) -> Int? {
+    /// Lines a scrolling command moves by, where a page is `page` lines.
+    static func scroll(_ id: CommandID, key: Key, page: Int) -> Int? {
+        let page = key == .scrollDown || key == .scrollUp ? wheelStep : max(1, page)
         switch id {
         case .listDown: return 1
         case .listUp: return -1
@@ -61,18 +64,26 @@ enum ListNavigation {
         }
     }
 
+    /// The rows the current pane's table shows: a page of the list.
+    static func visibleRows(_ state: ConsoleState) -> Int {
+        Table.visibleRows(height: PaneLayout.table(state)?.height ?? 0)
+    }
+
+    /// The lines the detail view shows: a page of it.
+    static func detailLines(_ state: ConsoleState) -> Int {
+        let screen = Rect(x: 0, y: 0, width: state.screenWidth, height: state.screenHeight)
+        return PaneLayout.inner(PaneLayout.rows(screen)[3]).height
+    }
+
     static func handle(_ state: inout ConsoleState, _ id: CommandID, key: Key) -> [ConsoleEffect] {
         var list = state.list(state.pane)
         let count = PaneRows.count(state, state.pane)
         if list.detailOpen {
             let lines = DetailContent.lineCount(state, state.pane)
             switch id {
-            case .listDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + 1)
-            case .listUp: list.detailSelected = max(0, list.detailSelected - 1)
-            case .listPageDown: list.detailSelected = min(max(0, lines - 1), list.detailSelected + page)
-            case .listPageUp: list.detailSelected = max(0, list.detailSelected - page)
-            case .listTop: list.detailSelected = 0
-            case .listBottom: list.detailSelected = max(0, lines - 1)
+            case .listDown, .listUp, .listPageDown, .listPageUp, .listTop, .listBottom:
+                let delta = scroll(id, key: key, page: detailLines(state)) ?? 0
+                list.detailSelected = min(max(0, list.detailSelected + delta), max(0, lines - 1))
             case .detailFold:
                 if let path = DetailContent.path(state, state.pane, line: list.detailSelected) {
                     if key == .left { list.folded.insert(path) }
@@ -87,11 +98,15 @@ enum ListNavigation {
             state.lists[state.pane] = list
             return []
         }
+        let visible = visibleRows(state)
         switch id {
         case .listDown: list.move(by: 1, count: count)
         case .listUp: list.move(by: -1, count: count)
-        case .listPageDown: list.move(by: page, count: count)
-        case .listPageUp: list.move(by: -page, count: count)
+        case .listPageDown, .listPageUp:
+            // A page turns the view with the selection, as less does: the selected row keeps its line.
+            let delta = scroll(id, key: key, page: visible) ?? 0
+            list.offset = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count) + delta
+            list.move(by: delta, count: count)
         case .listTop: list.selected = 0
         case .listBottom: list.selected = max(0, count - 1)
         case .listOpen:
@@ -104,7 +119,6 @@ enum ListNavigation {
         default: break
         }
         // Keep the viewport where it is until the selection reaches its edge, as k9s and less do.
-        let visible = Table.visibleRows(height: PaneLayout.table(state)?.height ?? 0)
         list.offset = Table.scrolledOffset(selected: list.selected, offset: list.offset, visible: visible, count: count)
         state.lists[state.pane] = list
         return state.current.scrolled(&state)

@@ -21,6 +21,15 @@ enum PaneReducer {
         state.partialNote[pane] = nil
     }
 
+    /// Stops `request` when a pane asks again with other filters: its answer, arriving late,
+    /// would show rows the pane no longer asks for. Its answers are dropped from now on.
+    static func supersede(_ state: inout ConsoleState, _ request: Int?) -> [ConsoleEffect] {
+        guard let request, state.inFlight[request] != nil else { return [] }
+        state.inFlight[request] = nil
+        state.progress[request] = nil
+        return [.cancel(request: request)]
+    }
+
     /// What a stopped paging fetched stays, marked incomplete.
     static func markPartial(_ state: inout ConsoleState, _ pane: Pane, count: Int) {
         guard state.partialNote[pane] != nil else { return }

@@ -22,6 +22,9 @@ public struct PaneDescription: Sendable {
     let rowCount: @Sendable (ConsoleState) -> Int
     /// The ID `y` copies from the selected row.
     let selectedID: @Sendable (ConsoleState) -> String?
+    /// Every row's ID after the `/` filter, in order: the selection follows its row by them when
+    /// the filter is cleared.
+    let rowIDs: @Sendable (ConsoleState) -> [String?]
     /// The selected row as a foldable tree, for the detail view.
     let detail: @Sendable (ConsoleState) -> TreeNode?
     /// Where the pane draws its table (header row included) inside the pane's inner area.
@@ -53,6 +56,7 @@ public struct PaneDescription: Sendable {
         commands: [ConsoleCommand] = [], colonCommands: [ColonCommand] = [],
         rowCount: @escaping @Sendable (ConsoleState) -> Int = { _ in 0 },
         selectedID: @escaping @Sendable (ConsoleState) -> String? = { _ in nil },
+        rowIDs: @escaping @Sendable (ConsoleState) -> [String?] = { _ in [] },
         detail: @escaping @Sendable (ConsoleState) -> TreeNode? = { _ in nil },
         table: @escaping @Sendable (ConsoleState, Rect) -> Rect? = { _, _ in nil },
         render: @escaping @Sendable (ConsoleState, Theme, Rect, inout Buffer) -> Void,
@@ -75,6 +79,7 @@ public struct PaneDescription: Sendable {
         self.colonCommands = colonCommands
         self.rowCount = rowCount
         self.selectedID = selectedID
+        self.rowIDs = rowIDs
         self.detail = detail
         self.table = table
         self.render = render
