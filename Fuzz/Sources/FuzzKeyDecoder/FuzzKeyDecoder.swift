@@ -109,7 +109,8 @@ struct TerminalSession {
         finish()
     }
 
-    /// A CSI or SS3 sequence, in one read: decodes to nothing (keys curses did not know).
+    /// A CSI or SS3 sequence, in one read: a cursor or editing key in one of its common spellings,
+    /// else nothing (keys curses did not know).
     private mutating func appendSequence(_ input: inout FuzzInput) {
         var items: [Unicode.Scalar] = ["\u{1B}"]
         if input.bool() {
@@ -124,6 +125,9 @@ struct TerminalSession {
         for (offset, scalar) in items.enumerated() {
             append(.scalar(scalar), cut: offset == items.count - 1 ? input.byte() : nil)
         }
+        var spelling = String.UnicodeScalarView()
+        spelling.append(contentsOf: items.dropFirst())
+        if let key = Reference.editingKeys[String(spelling)] { expected.append(key) }
     }
 
     private mutating func appendPaste(_ input: inout FuzzInput, ended: Bool) {
@@ -201,6 +205,13 @@ enum RawInput {
 
 /// What a single character means as a key, as documented for `KeyDecoder`.
 enum Reference {
+    /// What terminals send for these keys, in whichever spelling their terminfo entry does not use.
+    static let editingKeys: [String: Key] = [
+        "[A": .up, "OA": .up, "[B": .down, "OB": .down, "[C": .right, "OC": .right, "[D": .left, "OD": .left,
+        "[H": .home, "OH": .home, "[1~": .home, "[7~": .home, "[F": .end, "OF": .end, "[4~": .end, "[8~": .end,
+        "[5~": .pageUp, "[6~": .pageDown, "[2~": .insert, "[3~": .delete, "[Z": .backTab,
+    ]
+
     static func named(_ scalar: Unicode.Scalar) -> Key {
         switch scalar.value {
         case 0x0D, 0x0A: return .enter
