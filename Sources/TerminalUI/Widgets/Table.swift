@@ -58,10 +58,7 @@ public struct Table: Widget {
 
     public func render(in area: Rect, buffer: inout Buffer) {
         guard area.height > 0, area.width > 0 else { return }
-        // The scroll marker gets a column of its own: drawn over the last column, it hid a character
-        // of the rows' text wherever the columns fill the width.
-        let showsMarker = rowCount > Self.visibleRows(height: area.height) && area.height > 1 && area.width > 1
-        let columnsArea = showsMarker ? Rect(x: area.x, y: area.y, width: area.width - 1, height: area.height) : area
+        let columnsArea = ScrollMarker.content(area, count: rowCount, visible: Self.visibleRows(height: area.height))
         let widths = Layout.split(columnsArea, .horizontal, columns.map(\.width), spacing: 1).map(\.width)
         func drawRow(_ cells: [String], y: Int, style: Style) {
             var x = area.x
@@ -90,15 +87,8 @@ public struct Table: Widget {
             }
             drawRow(cells, y: y, style: lineStyle)
         }
-        if showsMarker {
-            // A scroll position marker on the right edge.
-            let position = area.y + 1 + (visible - 1) * top / max(1, rowCount - visible)
-            // Without the header's weight and slant, which a block does not show: a scroll then
-            // redraws the marker without switching them on and off again.
-            var marker = headerStyle
-            marker.modifiers.subtract([.bold, .italic])
-            buffer[area.right - 1, min(position, area.bottom - 1)] = Cell("▐", style: marker)
-        }
+        let rows = Rect(x: area.x, y: area.y + 1, width: area.width, height: visible)
+        ScrollMarker.draw(rows: rows, top: top, count: rowCount, style: headerStyle, buffer: &buffer)
     }
 }
 

@@ -47,8 +47,10 @@ public struct TreeView: Widget {
         self.selectedStyle = selectedStyle
     }
 
-    public func render(in area: Rect, buffer: inout Buffer) {
-        let top = selected.map { Table.scrolledOffset(selected: $0, offset: offset, visible: area.height, count: lines.count) } ?? offset
+    public func render(in whole: Rect, buffer: inout Buffer) {
+        let top = selected.map { Table.scrolledOffset(selected: $0, offset: offset, visible: whole.height, count: lines.count) } ?? offset
+        let area = ScrollMarker.content(whole, count: lines.count, visible: whole.height)
+        ScrollMarker.draw(rows: whole, top: top, count: lines.count, style: keyStyle, buffer: &buffer)
         for row in 0..<area.height {
             let index = top + row
             guard index < lines.count else { break }
