@@ -8,7 +8,7 @@ import Foundation
 struct DoctorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Check a profile: config file, key file and IDs, clock, a token in Production and Sandbox, bundle ID, root certificates.",
+        abstract: "Check a profile: config file, key file and IDs, clock, a token in Production and Sandbox, bundle ID, root certificates, store.",
         discussion: """
             Each check prints PASS, WARN, FAIL or SKIP (not run because a check it needs failed) and, unless it passed, \
             the fix. Exit 0 when nothing failed (warnings included); otherwise the code of the first failure: 3 for the \
@@ -35,7 +35,10 @@ struct DoctorCommand: AsyncParsableCommand {
                 await server.stop()
             } else {
                 let flags = try global.overrides()
-                report = await DoctorSetup.doctor(profileName: global.profile, configPath: global.config, flags: flags).run()
+                let doctor = DoctorSetup.doctor(profileName: global.profile, configPath: global.config, flags: flags)
+                var checked = await doctor.run()
+                checked.checks.append(await StoreCheck.run(profileStore: doctor.profile.store))
+                report = checked
             }
             let status = DoctorSetup.print(report, json: global.json)
             if status != .success { Foundation.exit(status.rawValue) }
