@@ -280,6 +280,37 @@ final class Locked<Value: Sendable>: Sendable {
         #expect(running.stderr.contains("Receiving notifications needs the app's bundle ID and environment."))
     }
 
+    /// `received --profile` reads that profile's store; without it, the default profile's; a
+    /// profile that does not exist is refused with the known ones.
+    @Test func receivedReadsTheNamedProfilesStore() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let config = folder.url.appendingPathComponent("config/iapdesk")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let solo = folder.url.appendingPathComponent("solo.sqlite").path
+        let team = folder.url.appendingPathComponent("team.sqlite").path
+        try """
+            default_profile = "solo"
+            [profiles.solo]
+            store = "\(solo)"
+            [profiles.team]
+            store = "\(team)"
+            """.write(to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let store = try await SQLiteNotificationStore.open(path: team)
+        _ = try await store.record(NotificationDelivery(notificationUUID: "team-1", rawBody: Data("{}".utf8), verdict: "verified", receivedAt: Date()))
+        try await store.close()
+
+        let byDefault = try Running(["received"], folder: folder)
+        #expect(try await byDefault.exitStatus() == 2)
+        #expect(byDefault.stderr.contains("No notifications stored yet at \(solo)"))
+        let named = try Running(["received", "--profile", "team"], folder: folder)
+        #expect(try await named.exitStatus() == 0)
+        #expect(named.stdout.contains("team-1"))
+        let unknown = try Running(["received", "--profile", "nobody"], folder: folder)
+        #expect(try await unknown.exitStatus() == 3)
+        #expect(unknown.stderr.contains("known profiles: solo, team"))
+    }
+
     @Test func receivedListsFiltersAndFollows() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

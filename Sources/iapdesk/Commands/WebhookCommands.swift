@@ -44,14 +44,18 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
-    /// The store of the profile a command with no profile options would use (`received`): the
-    /// config file's default profile, when it can be read.
-    static func configuredStore() -> String? {
+    /// The store of the profile a command without the other profile options names (`received
+    /// --profile`); without one, the config file's default profile's, when it can be read. A
+    /// profile named but not found is an error, as for every other command.
+    static func configuredStore(profile name: String? = nil) throws -> String? {
         let loader = ConfigLoader()
-        guard let file = try? loader.loadFile(), let profile = try? loader.resolve(file: file, name: nil, flags: ProfileOverrides()) else {
-            return nil
+        guard let name else {
+            guard let file = try? loader.loadFile(), let profile = try? loader.resolve(file: file, name: nil, flags: ProfileOverrides()) else {
+                return nil
+            }
+            return profile.store
         }
-        return profile.store
+        return try loader.resolve(file: try loader.loadFile(), name: name, flags: ProfileOverrides()).store
     }
 }
 
@@ -289,7 +293,7 @@ struct ReceivedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "received",
         abstract: "List the notifications `iapdesk listen` received, or follow them as they arrive.",
-        discussion: "Reads the notification store only; no profile is needed. See docs/webhooks.md.")
+        discussion: "Reads the notification store only; no profile is needed (--profile reads that profile's store). See docs/webhooks.md.")
 
     @Option(name: .long, help: "Delivered since (1h, 7d, 2026-11-01, ...; default: all).") var since: String?
     @Option(name: .long, help: "Only this notification type, such as DID_RENEW.") var type: String?
@@ -298,6 +302,8 @@ struct ReceivedCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Keep printing new arrivals until Ctrl-C.") var follow = false
     @Option(name: .long, help: "Show the newest this many (default 50).") var limit: Int = 50
     @Flag(name: .long, help: "Print JSON for scripts (JSON lines with --follow).") var json = false
+    @Option(name: .long, help: "Read this profile's store (default: the config file's default profile's; --store and IAPDESK_STORE come first).")
+    var profile: String?
     @OptionGroup var storeOptions: StoreOptions
 
     func validate() throws {
@@ -310,7 +316,7 @@ struct ReceivedCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let sinceDate = try since.map { try DateArgument.require($0, "--since") }
-            let location = try storeOptions.location(profileStore: StoreOptions.configuredStore())
+            let location = try storeOptions.location(profileStore: StoreOptions.configuredStore(profile: profile))
             let path = location.description
             let store = try await StoreAccess.openExisting(location)
             do {
