@@ -165,10 +165,9 @@ enum CustomerReducer {
             // The summary's history is complete: no page of an earlier filter follows it.
             state.historyPaging = HistoryPaging()
             PaneReducer.pagingEnded(&state, request, .transactions)
-        case .historyPage(let request, let rows, let pages):
-            guard isCurrent(state, request), state.historyRequest == request else { return [] }
-            state.transactionsPane = .loaded(rows)
-            PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
+        case .historyPage:
+            // The customer's history as it arrives fills the Transactions pane, by that pane's rule.
+            return TransactionsPane.receive(&state, action)
         case .customerNotifications(let request, let result):
             guard isCurrent(state, request) else { return [] }
             state.customer?.notifications = PaneReducer.loadable(result)
