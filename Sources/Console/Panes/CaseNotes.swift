@@ -42,7 +42,7 @@ public enum CaseNotes {
 
     static let command = ConsoleCommand(
         .customerNote, "Add a case note", keys: [.character("a")], context: .customer, inFooter: true, footerLabel: "Note",
-        unavailable: { state in state.customer == nil ? "Look up a customer first." : nil },
+        unavailable: unavailable,
         perform: { state, _ in
             state.focus = .commandLine
             state.commandInput = TextInputState(text: "note ", maxLength: CaseNote.maxLength + 8)
@@ -52,8 +52,14 @@ public enum CaseNotes {
     static let colonCommand = ColonCommand(
         ["note"], usage: ":note TEXT", "Add a case note about the customer on screen (every agent on the store reads it)",
         example: "Called about the outage; extended 7 days",
-        unavailable: { state in state.customer == nil ? "Look up a customer first." : nil },
+        unavailable: unavailable,
         perform: { state, _, argument in add(&state, argument) })
+
+    /// A note is about a customer: one was found, or is still being looked up.
+    static func unavailable(_ state: ConsoleState) -> String? {
+        guard let customer = state.customer else { return "Look up a customer first." }
+        return customer.foundNothing ? "Nothing was found for \(customer.query): a note needs a customer. Look up another ID." : nil
+    }
 
     /// Every ID the customer is known by so far: what was typed, the original transactions, every purchase.
     public static func subjects(_ customer: CustomerState) -> Set<String> {

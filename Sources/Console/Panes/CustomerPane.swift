@@ -65,23 +65,14 @@ enum CustomerPane {
         }
     )
 
+    /// Every printable key is text here, `:` `?` `/` `q` included: an ID read out from a receipt
+    /// ("Order ID: MK5TTTVWJH") is typed as it is written. Esc leaves the field for the commands.
     static func handleLookupKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
         if TextFields.command(state, key) == .inputRecall { return recall(&state, key) }
         switch key {
         case .escape:
             if !state.inFlight.isEmpty { return ConsoleReducer.cancelAll(&state) }
             state.focus = .content
-            return []
-        case .character(":"):
-            // IDs never contain ':' or '?', so these keep their meaning while the field has focus.
-            state.focus = .commandLine
-            state.commandInput = TextInputState(maxLength: 256)
-            return []
-        case .character("?"):
-            OverlayCommands.openHelp(&state)
-            return []
-        case .character("!") where state.lastError != nil:
-            state.overlay = .message
             return []
         case .paste(let text) where text.count > state.lookupInput.maxLength:
             // No ID is that long: a cut-off piece of it would only be looked up by mistake.

@@ -55,6 +55,10 @@ enum CommandLine {
     }
 
     static func handleKey(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
+        if TextFields.command(state, key) == .inputHelp {
+            OverlayCommands.openHelp(&state)
+            return []
+        }
         switch key {
         case .tab:
             let (completed, candidates) = complete(state.commandInput.text)

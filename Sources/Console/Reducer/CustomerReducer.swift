@@ -6,9 +6,17 @@ import TerminalUI
 enum CustomerReducer {
     static func submit(_ state: inout ConsoleState, _ text: String) -> [ConsoleEffect] {
         switch IDKind.classify(text) {
-        case .invalid(let reason):
+        case .invalid(let reason) where text.allSatisfy(\.isWhitespace):
+            // An empty field names nobody: the customer on screen stays until an ID is typed.
             ConsoleReducer.fail(&state, DisplayError(summary: reason))
             return []
+        case .invalid(let reason):
+            // What was typed names no customer, so nothing of the one on screen may stay under it.
+            let effects = begin(&state, query: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            // Kept as typed, to be corrected or typed over.
+            state.lookupInput = TextInputState(text: text, maxLength: state.lookupInput.maxLength)
+            noCustomer(&state, DisplayError(summary: reason))
+            return effects
         case .orderId(let order):
             var effects = begin(&state, query: order) + remember(&state, order)
             state.customer?.order = .loading
@@ -106,6 +114,7 @@ enum CustomerReducer {
         state.customer = customer
         state.transactionsPane = .failed(error)
         state.lastError = error
+        offerTheFieldAgain(&state)
     }
 
     static func markCancelled(_ state: inout ConsoleState) {
@@ -129,8 +138,9 @@ enum CustomerReducer {
             state.inFlight[request] = nil
             switch result {
             case .failure(let error):
+                // Without the order nothing else of the customer can be found: every part says why.
                 state.customer?.order = .failed(error)
-                state.lastError = error
+                noCustomer(&state, error)
             case .success(let order):
                 state.customer?.order = .loaded(order)
                 if order.status == .valid, let first = order.transactions.first?.payload?.originalTransactionId {
@@ -178,7 +188,20 @@ enum CustomerReducer {
             break
         }
         if let error = failure(of: action) { state.lastError = error }
+        offerTheFieldAgain(&state)
         return []
+    }
+
+    /// A lookup that found nothing leaves nothing to act on: the field takes the keys back, its ID
+    /// selected, so the agent types the corrected one at once instead of typing into the commands
+    /// (`a` would start a note). Once a lookup, and only if the agent is still on the summary.
+    static func offerTheFieldAgain(_ state: inout ConsoleState) {
+        guard var customer = state.customer, !customer.refocused, customer.foundNothing else { return }
+        customer.refocused = true
+        state.customer = customer
+        guard state.pane == .customer, state.focus == .content, state.overlay == nil else { return }
+        state.focus = .paneInput
+        state.lookupInput = TextInputState(text: state.lookupInput.text, maxLength: state.lookupInput.maxLength, selected: true)
     }
 
     static func failure(of action: ConsoleAction) -> DisplayError? {

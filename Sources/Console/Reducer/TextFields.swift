@@ -4,6 +4,7 @@ extension CommandID {
     public static let inputSubmit = CommandID("input.submit")
     public static let inputClear = CommandID("input.clear")
     public static let inputRecall = CommandID("input.recall")
+    public static let inputHelp = CommandID("input.help")
 }
 
 /// Keys of the focused text field (lookup, Inspector, `:` and `/`): the registry's field
@@ -13,6 +14,8 @@ enum TextFields {
         ConsoleCommand(.inputSubmit, "Submit", keys: [.enter], context: .input, inFooter: true, perform: nil),
         ConsoleCommand(.inputClear, "Clear", keys: [.control("u")], context: .input, inFooter: true, perform: nil),
         ConsoleCommand(.inputRecall, "Recent IDs", keys: [.up, .down], context: .input, perform: nil),
+        // Every printable key is text in a field, ? included: help is a function key here.
+        ConsoleCommand(.inputHelp, "Help", keys: [.function(1)], context: .input, inFooter: true, perform: nil),
     ]
 
     /// The field command a key triggers, if any.
@@ -20,8 +23,8 @@ enum TextFields {
         state.keymap.lookup(key, in: [.input])?.id
     }
 
-    /// The common keys of a pane's field: submit, clear, Esc leaves it, Tab changes pane;
-    /// anything else is typed.
+    /// The common keys of a pane's field: submit, clear, Esc leaves it, Tab changes pane, F1
+    /// opens help; anything else is typed.
     static func handle(
         _ state: inout ConsoleState, _ key: Key, field: WritableKeyPath<ConsoleState, TextInputState>,
         submit: (inout ConsoleState) -> [ConsoleEffect]
@@ -30,6 +33,9 @@ enum TextFields {
         case .inputSubmit?: return submit(&state)
         case .inputClear?:
             state[keyPath: field] = TextInputState(maxLength: state[keyPath: field].maxLength)
+            return []
+        case .inputHelp?:
+            OverlayCommands.openHelp(&state)
             return []
         default: break
         }

@@ -19,6 +19,8 @@ public struct CustomerState: Sendable {
     public var history: Loadable<[VerifiedTransaction]> = .idle
     public var notifications: Loadable<[NotificationRow]> = .idle
     public var appTransaction: Loadable<VerifiedPayload<AppTransactionPayload>> = .idle
+    /// The field took the keys back once this lookup was known to have found nothing.
+    public var refocused = false
 
     public init(query: String, lookup: Int) {
         self.query = query
@@ -37,6 +39,17 @@ public struct CustomerState: Sendable {
 }
 
 extension CustomerState {
+    /// Every part has answered and none found anything: the ID names no customer (or the
+    /// network failed before any part could say).
+    public var foundNothing: Bool {
+        let parts: [(loading: Bool, loaded: Bool)] = [
+            (order.isLoading, order.value?.status == .valid), (transaction.isLoading, transaction.isLoaded),
+            (subscriptions.isLoading, subscriptions.isLoaded), (refunds.isLoading, refunds.isLoaded),
+            (history.isLoading, history.isLoaded), (notifications.isLoading, notifications.isLoaded),
+        ]
+        return !parts.contains { $0.loading || $0.loaded } && (transaction.error != nil || order.isLoaded || order.error != nil)
+    }
+
     /// Every signed payload of the summary: order, transaction, subscriptions, history, refunds.
     public var verifications: [VerificationStatus] {
         var statuses: [VerificationStatus] = []

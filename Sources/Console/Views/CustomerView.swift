@@ -16,7 +16,8 @@ enum CustomerView {
                 [.init("Type the order ID from the customer's receipt e-mail, or any transaction, original transaction or app transaction ID.", theme[.muted])],
                 [],
                 [.init("Keys: ", theme[.muted]), .init("Enter", theme[.footerKey]), .init(" look up · ", theme[.muted]), .init("Tab", theme[.footerKey]),
-                 .init(" panes · ", theme[.muted]), .init("?", theme[.footerKey]), .init(" help · ", theme[.muted]), .init(":", theme[.footerKey]), .init(" commands", theme[.muted])],
+                 .init(" panes · ", theme[.muted]), .init("F1", theme[.footerKey]), .init(" help · ", theme[.muted]), .init("Esc", theme[.footerKey]),
+                 .init(" then ", theme[.muted]), .init(":", theme[.footerKey]), .init(" commands", theme[.muted])],
             ]
             if state.isDemo {
                 lines += [[], [.init("Demo IDs to try: MK5TTTVWJH (active subscription), RWPVUMZJWB (grace period), 8SAVFG75PQ (refunds), LAHP48FCVE (517 transactions)", theme[.info])]]
@@ -122,11 +123,12 @@ enum CustomerView {
             let failed = notes.filter { !$0.delivered }.count
             line("\(notes.count) notification\(notes.count == 1 ? "" : "s"), \(failed) not delivered", failed > 0 ? .warning : .text)
         }
-        if let received = state.receivedHere.customerCount {
+        // Counts and notes read for an earlier customer are not this one's, even for the moment before they are read again.
+        if let received = state.receivedHere.customerCount, state.receivedHere.countedFor?.lookup == customer.lookup {
             // What the receiver stored for this customer, whatever Apple's window.
             line("\(DisplayFormat.count(received, "notification")) received here (Live pane \(Panes.index(of: .live) + 1))", .muted)
         }
-        let notes = state.caseNotes
+        let notes = state.caseNotes.readFor?.lookup == customer.lookup ? state.caseNotes : CaseNotesModel()
         if let list = notes.notes, !list.isEmpty || notes.problem == nil {
             section("Notes")
             if list.isEmpty { line("none yet: a adds one", .muted) }
