@@ -97,6 +97,7 @@ import Testing
     @Test func killedMidRequestAndRunAgainExtendsOnce() async throws {
         var faults = DemoFaults()
         faults.latency = 1.5
+        faults.onlyWrites = true
         let bench = try await Bench.start(faults)
         defer { Task { await bench.stop() } }
         let before = try await bench.expiry()
@@ -112,7 +113,12 @@ import Testing
             printed += String(decoding: chunk, as: UTF8.self)
         }
         let identifier = try #require(requestIdentifier(in: printed), "the identifier is printed before the request leaves: \(printed)")
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // Killed once its intent is in the ledger, while the request waits for the server's answer.
+        var recorded = false
+        for _ in 0..<300 where !recorded {
+            recorded = try await bench.run(["audit", "--unresolved", "--json"], withProfile: false).stdout.contains(identifier)
+        }
+        #expect(recorded, "the intent is recorded before the request leaves")
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
         // The server still applies what it received.
@@ -139,12 +145,14 @@ import Testing
     }
 
     @Test func unreadableAnswerSaysItMayHaveBeenAppliedAndARerunAppliesOnce() async throws {
-        // Request 1 is the test's own read; request 2, the extension, gets half a body.
+        // Only writes are counted: write 1 is the test's own, write 2, the extension, gets half a body.
         var faults = DemoFaults()
         faults.truncatedEvery = 2
+        faults.onlyWrites = true
         let bench = try await Bench.start(faults)
         defer { Task { await bench.stop() } }
         let before = try await bench.expiry()
+        _ = try? await bench.server.makeClient().requestTestNotification()
 
         let first = try await bench.run(Self.extend)
         #expect(first.status == 5)
@@ -168,6 +176,7 @@ import Testing
     @Test func writesOfAnotherServerAreNotReused() async throws {
         var faults = DemoFaults()
         faults.truncatedEvery = 1
+        faults.onlyWrites = true
         let bench = try await Bench.start(faults)
         defer { Task { await bench.stop() } }
         let first = try await bench.run(Self.extend)

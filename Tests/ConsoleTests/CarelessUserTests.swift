@@ -14,8 +14,7 @@ import Testing
         _ = ConsoleReducer.reduce(&state, .key(.character("e")))
         let count = try #require(state.extendForm?.countRequest)
         _ = ConsoleReducer.reduce(&state, .extensionsCounted(request: count, .success(ExtensionCount(notified: [], fromLedger: [], windowDays: 180))))
-        #expect(ConsoleReducer.reduce(&state, .key(.enter)) == [.prepareExtension])
-        _ = ConsoleReducer.reduce(&state, .extensionPrepared(requestIdentifier: "id-1"))
+        try ReducerTests.answerReview(&state, ConsoleReducer.reduce(&state, .key(.enter)), identifier: "id-1")
         #expect(state.extendForm?.confirming == true)
     }
 

@@ -28,13 +28,20 @@ final class ConsoleHarness: @unchecked Sendable {
         return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received, notes: notes)
     }
 
-    private init(server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?) throws {
+    /// A second console on the same demo server and the same ledger, as another agent's would be.
+    static func beside(_ other: ConsoleHarness, agent: String) throws -> ConsoleHarness {
+        try ConsoleHarness(server: other.server, readOnly: false, ledgerPath: other.writes.ledger.location, received: nil, notes: nil, agent: agent)
+    }
+
+    private init(
+        server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?, agent: String = "test"
+    ) throws {
         self.server = server
         let box = ActionBox()
         self.box = box
         let ledger = try AuditLedger(path: ledgerPath ?? NSTemporaryDirectory() + "iapdesk-harness-\(UUID().uuidString).jsonl")
         let writes = WriteContext(
-            ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: "test",
+            ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: agent,
             stateFolder: (ledger.location as NSString).deletingLastPathComponent, notes: notes)
         self.writes = writes
         // `:doctor` checks the demo's credentials written as a profile's would be.

@@ -64,11 +64,13 @@ import Testing
         #expect(error.facts == "Apple error 4040010 · HTTP 404 · Sandbox")
     }
 
-    @Test func identifiersComeFromTheGenerator() async throws {
+    @Test func aReviewThatCannotReadTheSubscriptionSaysWhy() async throws {
         let box = ActionBox()
-        try runner(StubTransport { _ in HTTPResponse(status: 500) }, posted: box).run(.prepareExtension)
-        let posted = box.drain()
-        guard case .extensionPrepared(let identifier)? = posted.first else { Issue.record("expected the identifier, got \(posted)"); return }
-        #expect(identifier == "fixed-identifier")
+        // Apple answers 404 to the re-read: no confirmation, but the identifier was made by the generator.
+        try runner(StubTransport { _ in HTTPResponse(status: 404, body: Data(#"{"errorCode":4040005,"errorMessage":"Original transaction id not found."}"#.utf8)) }, posted: box)
+            .run(.reviewExtension(request: 4, originalTransactionId: "2000000400000044", environment: nil))
+        let posted = try await wait(for: box, request: 4)
+        guard case .extensionReviewed(4, .failure(let error))? = posted.first else { Issue.record("expected the failed review, got \(posted)"); return }
+        #expect(error.code == .originalTransactionIdNotFound)
     }
 }

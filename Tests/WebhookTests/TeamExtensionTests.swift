@@ -49,7 +49,7 @@ import WebhookStore
         #expect(stopped.count == 1)
         let winner = try #require(applied.first)
         #expect(stopped.first?.1.contains("\(winner) sent an extension of the same subscription") == true)
-        #expect(stopped.first?.1.contains("look at it again and confirm again") == true)
+        #expect(stopped.first?.1.hasPrefix("changed meanwhile: ") == true)
         // The ledger both read has one extension sent, by the winner, applied.
         let ledger = AuditLedger(.store(try #require(stores[0] as? any LedgerStore), location: "team"))
         let sent = try await ledger.writes().filter { $0.intent.write == "extend" }

@@ -68,11 +68,15 @@ public struct SendGuard: Sendable {
     /// When the ledger was read for what the agent confirmed.
     public var seenAt: Date
     public var matches: @Sendable (WriteRecord) -> Bool
+    /// Run under the lock after the ledger is checked: what changed at Apple since the agent
+    /// confirmed (nil: nothing), read right before the request leaves.
+    public var recheck: (@Sendable () async -> String?)?
 
-    public init(key: String, seenAt: Date, matches: @escaping @Sendable (WriteRecord) -> Bool) {
+    public init(key: String, seenAt: Date, matches: @escaping @Sendable (WriteRecord) -> Bool, recheck: (@Sendable () async -> String?)? = nil) {
         self.key = key
         self.seenAt = seenAt
         self.matches = matches
+        self.recheck = recheck
     }
 
     /// For writes to `path` of this app in this environment, by whoever made them with whichever
@@ -105,7 +109,7 @@ public struct SendGuard: Sendable {
         let seconds = max(0, Int(now.timeIntervalSince(record.intent.time)))
         let when = seconds < 90 ? "\(seconds) s ago" : "\(seconds / 60) min ago"
         let what = record.intent.write == WriteKind.extend.rawValue ? "an extension of the same subscription" : "a \(record.intent.write) to the same target"
-        return "\(who) sent \(what) \(when) (\(record.stateLabel)); look at it again and confirm again"
+        return "changed meanwhile: \(who) sent \(what) \(when) (\(record.stateLabel)); review it again"
     }
 }
 
@@ -130,6 +134,7 @@ public enum LedgeredWriter {
                 if let newer = sendGuard.newer(in: writes, than: requestIdentifier) {
                     return .notSent(sendGuard.lookAgain(newer, now: now()))
                 }
+                if let changed = await sendGuard.recheck?() { return .notSent(changed) }
                 return await sendNow(
                     endpoint, requestIdentifier: requestIdentifier, write: write, subject: subject, resend: resend, client: client,
                     context: context, now: now, describe: describe)

@@ -108,8 +108,12 @@ public final class EffectRunner: Sendable {
                     post(.extended(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
                     return
                 }
+                // What the agent confirmed is checked again under the lock: the ledger, then Apple's date.
                 let sendGuard = target.seenLedgerAt.map {
-                    SendGuard.sameTarget(path: target.endpoint.path, account: writes.account(for: scoped.client), seenAt: $0)
+                    var sendGuard = SendGuard.sameTarget(path: target.endpoint.path, account: writes.account(for: scoped.client), seenAt: $0)
+                    sendGuard.recheck = ExtensionRules.unchanged(
+                        target.originalTransactionId, confirmed: target.confirmedRenewal, client: scoped.client, verification: scoped.verification)
+                    return sendGuard
                 }
                 let result = await LedgeredWriter.send(
                     target.endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
@@ -132,10 +136,16 @@ public final class EffectRunner: Sendable {
             }
         case .countExtensions(let request, let originalTransactionId, let environment):
             spawn(request) { services, post in
-                post(.extensionsCounted(request: request, await Self.countExtensions(originalTransactionId, services.scoped(to: environment))))
+                let scoped = services.scoped(to: environment)
+                post(.extensionsCounted(request: request, await ExtensionRules.count(originalTransactionId, client: scoped.client, writes: scoped.writes)))
             }
-        case .prepareExtension:
-            post(.extensionPrepared(requestIdentifier: makeIdentifier()))
+        case .reviewExtension(let request, let originalTransactionId, let environment):
+            let identifier = makeIdentifier()
+            spawn(request) { services, post in
+                let scoped = services.scoped(to: environment)
+                post(.extensionReviewed(request: request, await ExtensionRules.review(
+                    originalTransactionId, client: scoped.client, verification: scoped.verification, writes: scoped.writes, requestIdentifier: identifier)))
+            }
         case .resolveWrite(let write, let note):
             guard let writes = current.writes else {
                 post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "The audit ledger cannot be opened; nothing was recorded."))))
@@ -248,16 +258,7 @@ public final class EffectRunner: Sendable {
             group.addTask {
                 do {
                     let response = try await scoped.client.getAllSubscriptionStatuses(anyTransactionId: anchor)
-                    var rows: [SubscriptionRow] = []
-                    for item in response.data ?? [] {
-                        for last in item.lastTransactions ?? [] {
-                            let transaction = await last.signedTransactionInfo.asyncMap { await scoped.verification.transaction($0) }
-                            let renewal = await last.signedRenewalInfo.asyncMap { await scoped.verification.renewalInfo($0) }
-                            rows.append(SubscriptionRow(groupIdentifier: item.subscriptionGroupIdentifier ?? "-", originalTransactionId: last.originalTransactionId ?? "-",
-                                                        status: last.status, transaction: transaction, renewal: renewal))
-                        }
-                    }
-                    post(.subscriptions(request: request, .success(rows)))
+                    post(.subscriptions(request: request, .success(await ExtensionRules.rows(response, verification: scoped.verification))))
                 } catch {
                     post(.subscriptions(request: request, .failure(scoped.failure(error))))
                 }
@@ -352,59 +353,6 @@ public final class EffectRunner: Sendable {
         } catch {
             return .failure(services.failure(error))
         }
-    }
-
-    /// Earlier extensions of one subscription: RENEWAL_EXTENDED notifications for it over the longest
-    /// window Apple keeps, plus extensions this ledger saw applied before that window (within 365 days).
-    static func countExtensions(_ originalTransactionId: String, _ services: ConsoleServices) async -> Result<ExtensionCount, DisplayError> {
-        let now = Date()
-        let environment = services.client.environment.environment
-        let windowDays = environment == .production ? 180 : 30
-        let windowStart = now.addingTimeInterval(-Double(windowDays) * 86_400 + 3600)
-        var request = NotificationHistoryRequest(startDate: windowStart, endDate: now)
-        request.transactionId = originalTransactionId
-        var notified: [Date] = []
-        do {
-            for try await page in services.client.notificationHistoryPages(request: request) {
-                for item in page.notificationHistory ?? [] {
-                    let notification = SignedDataInspector.decodeUnverified(item.signedPayload ?? "", as: NotificationPayload.self, reason: "counted only")
-                    guard let payload = notification.payload, payload.notificationType == .renewalExtended else { continue }
-                    let transaction = payload.data?.signedTransactionInfo.map {
-                        SignedDataInspector.decodeUnverified($0, as: TransactionPayload.self, reason: "counted only").payload
-                    }
-                    guard transaction??.originalTransactionId == originalTransactionId else { continue }
-                    notified.append(payload.signedDate ?? now)
-                }
-            }
-        } catch {
-            return .failure(services.failure(error))
-        }
-        var older: [Date] = []
-        var recordedByTeam: [RecordedExtension] = []
-        var readAt: Date?
-        if let writes = services.writes {
-            let account = writes.account(for: services.client)
-            let path = Endpoints.extendSubscriptionRenewalDate(
-                originalTransactionId: originalTransactionId, request: ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .undeclared, requestIdentifier: "-")).path
-            let yearAgo = now.addingTimeInterval(-365 * 86_400)
-            let recorded: [WriteRecord]
-            readAt = Date()
-            do {
-                recorded = try await writes.ledger.writes()
-            } catch {
-                return .failure(DisplayError(summary: "Earlier extensions cannot be counted: \(error)"))
-            }
-            // Every agent's, whatever key they send with: Apple counts the subscription's.
-            recordedByTeam = RecordedExtension.find(in: recorded, path: path, account: account, since: yearAgo)
-            for record in recorded where SendGuard.sameTarget(path: path, account: account, seenAt: yearAgo).matches(record) {
-                guard record.intent.write == WriteKind.extend.rawValue, let outcome = record.lastOutcome, outcome.outcome == .applied,
-                      outcome.time > yearAgo, outcome.time < windowStart
-                else { continue }
-                older.append(outcome.time)
-            }
-        }
-        return .success(ExtensionCount(
-            notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays, recorded: recordedByTeam, readAt: readAt))
     }
 }
 

@@ -53,8 +53,8 @@ public enum ConsoleReducer {
         case .extensionsCounted(let request, let result):
             ExtendReducer.receiveCount(&state, request: request, result)
             return []
-        case .extensionPrepared(let identifier):
-            ExtendReducer.prepared(&state, requestIdentifier: identifier)
+        case .extensionReviewed(let request, let result):
+            ExtendReducer.reviewed(&state, request: request, result)
             return []
         case .extended(let request, let result):
             return WriteResultReducer.extended(&state, request: request, result)

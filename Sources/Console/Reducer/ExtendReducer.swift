@@ -52,7 +52,7 @@ enum ExtendReducer {
         state.inFlight[request] = nil
         state.extendForm?.earlier = PaneReducer.loadable(result)
         if let count = result.value, count.total >= 2 {
-            state.extendForm?.error = "Apple allows two extensions of a subscription in 365 days; this one would be refused (4030005)."
+            state.extendForm?.error = "Refused here: \(ExtensionRules.limitReached(count))"
         }
     }
 
@@ -60,10 +60,9 @@ enum ExtendReducer {
         ConsoleCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review",
                        unavailable: { state in
                            // Apple allows two a year: the count must be known (or known to be unknown) first.
-                           state.extendForm?.earlier.isLoading == true ? "Counting earlier extensions first; Enter works once they are counted." : nil
-                       }) { state, _ in
-            edit(&state) { form in review(&form) }
-        },
+                           if state.extendForm?.earlier.isLoading == true { return "Counting earlier extensions first; Enter works once they are counted." }
+                           return state.extendForm?.reviewRequest != nil ? "Reading the subscription again from Apple; the confirmation follows." : nil
+                       }) { state, _ in review(&state) },
         ConsoleCommand(.extendCancel, "Cancel", keys: [.escape], context: .extendForm, inFooter: true) { state, _ in cancel(&state) },
         ConsoleCommand(.extendLonger, "One day more", keys: [.up], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
             edit(&state) { form in form.days = TextInputState(text: String(min(90, max(0, form.typedDays ?? 0) + 1)), maxLength: 2); return [] }
@@ -120,27 +119,34 @@ enum ExtendReducer {
         return reasons[(index + delta + reasons.count) % reasons.count]
     }
 
-    private static func review(_ form: inout ExtendForm) -> [ConsoleEffect] {
-        if let count = form.earlier.value, count.total >= 2 {
-            form.error = "Refused here: \(count.summary). Apple allows two in 365 days."
+    /// A confirmation is drawn from what is true when it is drawn: the subscription and every
+    /// earlier extension of it are read again first (another agent, or Apple's own renewal, may
+    /// have moved the date since the form opened).
+    private static func review(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard var form = state.extendForm else { return [] }
+        if let count = form.earlier.value, count.total >= ExtensionRules.maxPerYear {
+            form.error = "Refused here: \(ExtensionRules.limitReached(count))"
+            state.extendForm = form
             return []
         }
         guard form.dayCount != nil else {
             form.error = "Days must be a number from 1 to 90."
+            state.extendForm = form
             return []
         }
         form.error = nil
+        let request = CustomerReducer.start(&state, "Read \(form.originalTransactionId) again before confirming")
+        form.reviewRequest = request
+        state.extendForm = form
         // The identifier is made by the runner's clock-and-UUID source, never here.
-        return [.prepareExtension]
+        return [.reviewExtension(request: request, originalTransactionId: form.originalTransactionId, environment: form.environment)]
     }
 
     private static func cancel(_ state: inout ConsoleState) -> [ConsoleEffect] {
         state.overlay = nil
-        if let count = state.extendForm?.countRequest, state.inFlight[count] != nil {
-            state.inFlight[count] = nil
-            return [.cancel(request: count)]
-        }
-        return []
+        let open = [state.extendForm?.countRequest, state.extendForm?.reviewRequest].compactMap { $0 }.filter { state.inFlight[$0] != nil }
+        for request in open { state.inFlight[request] = nil }
+        return open.map { .cancel(request: $0) }
     }
 
     /// The confirmed request goes out, only while the customer it was made for is on screen.
@@ -165,12 +171,31 @@ enum ExtendReducer {
         return [.extend(request: request, target)]
     }
 
-    /// The confirmation opens once the request has its identifier.
-    static func prepared(_ state: inout ConsoleState, requestIdentifier: String) {
-        guard state.overlay == .extend, var form = state.extendForm, !form.confirming, form.dayCount != nil else { return }
-        form.requestIdentifier = requestIdentifier
+    /// The confirmation opens with what Apple and the ledger said just now, unless that makes the
+    /// extension one Apple would refuse.
+    static func reviewed(_ state: inout ConsoleState, request: Int, _ result: Result<ExtensionReview, DisplayError>) {
+        guard CustomerReducer.isCurrent(state, request), var form = state.extendForm, form.reviewRequest == request else { return }
+        state.inFlight[request] = nil
+        form.reviewRequest = nil
+        defer { state.extendForm = form }
+        let review: ExtensionReview
+        switch result {
+        case .failure(let error):
+            form.error = "Not confirmed: the subscription could not be read again (\(error.summary)). Enter tries again."
+            return
+        case .success(let value): review = value
+        }
+        let renews = ExtensionRules.renewalDate(review.subscription)
+        form.renewalBeforeReview = renews == form.currentRenewal ? nil : form.currentRenewal
+        form.currentRenewal = renews
+        form.earlier = .loaded(review.count)
+        if let refusal = review.refusal {
+            form.error = "Refused here: \(refusal)"
+            return
+        }
+        guard state.overlay == .extend, form.dayCount != nil else { return }
+        form.requestIdentifier = review.requestIdentifier
         form.confirming = true
-        state.extendForm = form
     }
 }
 

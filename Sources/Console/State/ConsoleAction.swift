@@ -22,8 +22,9 @@ public enum ConsoleAction: Sendable {
     case paneHistory(request: Int, Result<[VerifiedTransaction], DisplayError>)
     case paneNotifications(request: Int, Result<[NotificationRow], DisplayError>)
     case extensionsCounted(request: Int, Result<ExtensionCount, DisplayError>)
-    /// A request identifier made for the extension about to be confirmed.
-    case extensionPrepared(requestIdentifier: String)
+    /// The subscription and its earlier extensions read again for the confirmation, with the
+    /// identifier the request will carry.
+    case extensionReviewed(request: Int, Result<ExtensionReview, DisplayError>)
     case extended(request: Int, WriteResult<ExtendRenewalDateResponse>)
     case transactionFinished(request: Int, WriteResult<NoContent>)
     /// A write of an earlier session was closed by the agent (or could not be).
@@ -46,8 +47,9 @@ public enum ConsoleEffect: Sendable, Equatable {
     case loadHistory(request: Int, anchorId: String, query: TransactionHistoryQuery, environment: AppStoreEnvironment?)
     case loadNotifications(request: Int, filters: NotificationRequestSpec)
     case countExtensions(request: Int, originalTransactionId: String, environment: AppStoreEnvironment?)
-    /// Makes a request identifier for the extension form (identity comes from outside the reducer).
-    case prepareExtension
+    /// Reads the subscription and its extensions again right before the confirmation is drawn,
+    /// and makes the request's identifier (identity comes from outside the reducer).
+    case reviewExtension(request: Int, originalTransactionId: String, environment: AppStoreEnvironment?)
     case extend(request: Int, ExtendTarget)
     /// Sends a confirmed Finish Transaction through the ledger (the runner makes its identifier).
     case finishTransaction(request: Int, FinishTarget)
@@ -123,6 +125,9 @@ public struct ExtendTarget: Sendable, Equatable {
     /// When the ledger was read for the confirmation: the send waits for any other agent's write to
     /// this subscription, and is stopped when one was made since.
     public var seenLedgerAt: Date?
+    /// The renewal date the confirmation showed, read from Apple for it: the send is stopped when
+    /// Apple has another one by then.
+    public var confirmedRenewal: Date?
 
     /// The request that is sent, and recorded in the ledger, exactly as the confirmation shows it.
     public var endpoint: Endpoint<ExtendRenewalDateResponse> {
@@ -131,7 +136,7 @@ public struct ExtendTarget: Sendable, Equatable {
 
     public init(
         originalTransactionId: String, body: ExtendRenewalDateRequest, environment: AppStoreEnvironment?, subject: String, isResend: Bool = false,
-        seenLedgerAt: Date? = nil
+        seenLedgerAt: Date? = nil, confirmedRenewal: Date? = nil
     ) {
         self.originalTransactionId = originalTransactionId
         self.body = body
@@ -139,5 +144,6 @@ public struct ExtendTarget: Sendable, Equatable {
         self.subject = subject
         self.isResend = isResend
         self.seenLedgerAt = seenLedgerAt
+        self.confirmedRenewal = confirmedRenewal
     }
 }

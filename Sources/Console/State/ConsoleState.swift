@@ -111,6 +111,10 @@ public struct ExtendForm: Sendable, Equatable {
     public var subject: String
     /// The request counting earlier extensions.
     public var countRequest: Int?
+    /// The request reading the subscription and its extensions again for the confirmation.
+    public var reviewRequest: Int?
+    /// The renewal date the form showed when Apple's re-read for the confirmation has another.
+    public var renewalBeforeReview: Date?
     public var confirming = false
     public var error: String?
 
@@ -131,7 +135,8 @@ public struct ExtendForm: Sendable, Equatable {
     public var target: ExtendTarget? {
         request.map {
             ExtendTarget(
-                originalTransactionId: originalTransactionId, body: $0, environment: environment, subject: subject, seenLedgerAt: earlier.value?.readAt)
+                originalTransactionId: originalTransactionId, body: $0, environment: environment, subject: subject, seenLedgerAt: earlier.value?.readAt,
+                confirmedRenewal: currentRenewal)
         }
     }
 }

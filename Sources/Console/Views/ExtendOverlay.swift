@@ -16,6 +16,11 @@ enum ExtendOverlay: ModalOverlay {
             // the warning and the keys fit a 24-line terminal.
             row("Subscription", form.productId)
             row("Reason", form.reason.label)
+            row("Dates", "read again from Apple and the ledger just now")
+            if let before = form.renewalBeforeReview {
+                // Read from Apple for this confirmation: someone (or a renewal) moved it meanwhile.
+                row("Changed", "was \(DisplayFormat.date(before)) when the form opened", .warning)
+            }
         } else {
             row("Customer", form.subject)
             row("Subscription", form.productId)
@@ -32,13 +37,16 @@ enum ExtendOverlay: ModalOverlay {
             row("Extensions", "unknown: \(error.summary)", .warning)
         case .loaded(let count):
             row("Extensions", "\(count.summary) (Apple allows 2 a year)", count.total >= 2 ? .error : .modal)
-            // What the team's ledger has, newest first, so an agent sees a colleague's extension of today.
-            // The confirmation keeps the newest only, so it still fits a 24-line terminal.
-            for recorded in count.recorded.suffix(form.confirming ? 1 : 3).reversed() {
+            // What the team's ledger has, newest first, so an agent sees a colleague's extension of today
+            // (at most two are applied in a year; a third line is a refused or unknown one).
+            for recorded in count.recorded.suffix(3).reversed() {
                 row("", "extended " + recorded.line(now: state.now), recorded.applied ? .warning : .muted)
             }
         }
         if let error = form.error { lines.append([.init(error, theme[.error])]) }
+        if form.reviewRequest != nil {
+            lines.append([.init("\(Spinner.frame(state.tick)) reading the subscription and its extensions again from Apple…", theme[.info])])
+        }
         lines.append([])
         if form.confirming, let target = form.target {
             // Shown from the Endpoint value that is sent, so what the agent reads is what goes.

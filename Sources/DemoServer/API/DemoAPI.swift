@@ -48,25 +48,29 @@ struct DemoAPI: Sendable {
         guard let route = Route(request) else {
             return DemoResponse(status: 404)
         }
+        if faults.faults.onlyWrites, !route.isWrite { return await answer(route, request, environment, fault: nil) }
         let number = faults.arrive()
         guard await faults.delay(number) else {
             // Stopping: the delay was cut short, and so is the answer.
             return DemoResponse(status: 503)
         }
-        let response: DemoResponse
+        return faults.after(number, await answer(route, request, environment, fault: number))
+    }
+
+    /// The answer to an authenticated request, or the fault injected before routing for request `fault`.
+    private func answer(_ route: Route, _ request: DemoRequest, _ environment: AppStoreEnvironment, fault: Int?) async -> DemoResponse {
         if let refusal = await authenticator.refusal(authorization: request.headers["authorization"], now: store.clock()) {
             logger.debug("401 \(request.method) /\(request.segments.joined(separator: "/")): \(refusal)")
-            response = DemoResponse(status: 401)
-        } else if let injected = faults.before(number, endpoint: route.limitName, environment: environment, now: store.clock()) {
-            response = injected
-        } else {
-            do {
-                response = try dispatch(route, request, environment)
-            } catch {
-                response = error.response
-            }
+            return DemoResponse(status: 401)
         }
-        return faults.after(number, response)
+        if let fault, let injected = faults.before(fault, endpoint: route.limitName, environment: environment, now: store.clock()) {
+            return injected
+        }
+        do {
+            return try dispatch(route, request, environment)
+        } catch {
+            return error.response
+        }
     }
 
     private func dispatch(_ route: Route, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
@@ -134,6 +138,14 @@ enum Route {
         else if let c = match("PUT", "inApps/v1/transactions/*/appAccountToken") { self = .appAccountToken(c[0]) }
         else if let c = match("POST", "inApps/v1/transactions/*/finish") { self = .finish(c[0]) }
         else { return nil }
+    }
+
+    /// Whether the request changes something at Apple (Get Notification History is a POST that only reads).
+    var isWrite: Bool {
+        switch self {
+        case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish: return true
+        default: return false
+        }
     }
 
     /// The name rate limits are kept under.

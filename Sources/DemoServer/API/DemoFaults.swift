@@ -29,6 +29,10 @@ public struct DemoFaults: Sendable, Equatable {
     /// Every request with a good token answers 404 AppNotFoundError (4040003), as Apple does for
     /// an app it does not know.
     public var appNotFound = false
+    /// The faults above apply to writes only (extensions, test notifications, consumption, account
+    /// tokens, finishing), and only writes are counted
+    /// in "every Nth": the reads a tool makes before a write, and a test's own, answer at once.
+    public var onlyWrites = false
 
     public init() {}
 

@@ -46,7 +46,7 @@ struct ExtendCommand: AsyncParsableCommand {
                         originalTransactionId: originalTransactionId,
                         request: ExtendRenewalDateRequest(extendByDays: Int32(days), extendReasonCode: reasonCode, requestIdentifier: identifier))
                 },
-                givenIdentifier: requestId, identifierIsSent: true)
+                givenIdentifier: requestId, identifierIsSent: true, extending: (originalTransactionId, days))
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
             var object: [String: Any?] = [
                 "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,

@@ -14,6 +14,8 @@ struct CommandLineWrite<Response: Sendable> {
     let givenIdentifier: String?
     /// Whether Apple dedupes the write by its identifier (extensions); otherwise the identifier is ours.
     let identifierIsSent: Bool
+    /// For a renewal extension: the subscription and the days, read and counted before confirming.
+    var extending: (originalTransactionId: String, days: Int)? = nil
 
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
@@ -23,7 +25,13 @@ struct CommandLineWrite<Response: Sendable> {
         let (identifier, resend) = try await chooseIdentifier(context: context, account: account)
         let endpoint = endpoint(identifier)
         let body = endpoint.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let sendGuard = kind == .extend ? try await showRecordedExtensions(endpoint.path, context: context, account: account) : nil
+        var sendGuard: SendGuard?
+        if let extending {
+            // A re-send carries an identifier Apple applies at most once: it is not counted again.
+            sendGuard = resend
+                ? SendGuard.sameTarget(path: endpoint.path, account: account, seenAt: Date())
+                : try await reviewExtension(extending, endpoint.path, identifier, session: session, context: context, account: account)
+        }
         try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
         // Printed before the request leaves, so it is known whatever happens next.
         FileHandle.standardError.write(Data("Request identifier: \(identifier)\n".utf8))
@@ -43,7 +51,7 @@ struct CommandLineWrite<Response: Sendable> {
             throw failure
         case .notSent(let reason):
             // Stopped by another agent's write made meanwhile: refused here, and nothing was sent.
-            let raced = reason.contains("look at it again")
+            let raced = reason.hasPrefix("changed meanwhile")
             throw CLIError(
                 "Not sent: \(reason).", hint: raced ? "Check with iapdesk status, then run it again if it is still needed." : nil,
                 status: raced ? .refused : .failure)
@@ -54,17 +62,37 @@ struct CommandLineWrite<Response: Sendable> {
         }
     }
 
-    /// Every agent's extensions of this subscription in the last 365 days, said before the
-    /// confirmation; the send is then held against another agent's write made meanwhile.
-    private func showRecordedExtensions(_ path: String, context: WriteContext, account: WriteAccount) async throws -> SendGuard {
-        let now = Date()
-        let writes = try await AuditLedgerAccess.reading(context.ledger) { try await $0.writes() }
-        let recorded = RecordedExtension.find(in: writes, path: path, account: account, since: now.addingTimeInterval(-365 * 86_400))
-        if !recorded.isEmpty {
-            let lines = recorded.reversed().map { "  extended " + $0.line(now: now) }
-            FileHandle.standardError.write(Data((["Extensions of this subscription in the audit ledger (last 365 days):"] + lines).joined(separator: "\n").utf8 + [0x0A]))
+    /// The subscription as Apple has it now and every earlier extension of it (Apple's history and
+    /// every agent's in the ledger), read and counted as the console does, said before the
+    /// confirmation; a third within 365 days is refused here as Apple would. The send is then held
+    /// against another agent's write, or a new renewal date at Apple, made meanwhile.
+    private func reviewExtension(
+        _ extending: (originalTransactionId: String, days: Int), _ path: String, _ identifier: String, session: Session, context: WriteContext,
+        account: WriteAccount
+    ) async throws -> SendGuard {
+        let review: ExtensionReview
+        switch await ExtensionRules.review(
+            extending.originalTransactionId, client: session.client, verification: session.verification, writes: context, requestIdentifier: identifier)
+        {
+        case .success(let value): review = value
+        case .failure(let error):
+            throw CLIError("Not sent: the subscription could not be read before confirming: \(error.summary)", hint: error.hint, status: .failure)
         }
-        return SendGuard.sameTarget(path: path, account: account, seenAt: now)
+        let now = Date()
+        let renews = ExtensionRules.renewalDate(review.subscription)
+        var lines = [
+            "Renews now: \(DisplayFormat.date(renews)) (read from Apple just now); after the extension: \(DisplayFormat.date(renews?.addingTimeInterval(Double(extending.days) * 86_400))).",
+            "Earlier extensions: \(review.count.summary).",
+        ]
+        lines += review.count.recorded.reversed().map { "  extended " + $0.line(now: now) }
+        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        if let refusal = review.refusal {
+            throw CLIError("Not sent: \(refusal)", hint: "Nothing was sent. Check with iapdesk status \(extending.originalTransactionId).", status: .refused)
+        }
+        var sendGuard = SendGuard.sameTarget(path: path, account: account, seenAt: review.count.readAt ?? now)
+        sendGuard.recheck = ExtensionRules.unchanged(
+            extending.originalTransactionId, confirmed: renews, client: session.client, verification: session.verification)
+        return sendGuard
     }
 
     private func checkHint() -> String {

@@ -1,0 +1,99 @@
+import AppStoreServerAPI
+@testable import Console
+import DemoServer
+import Foundation
+import TerminalUI
+import Testing
+
+/// Two agents on one customer, each with a console on the same demo server and ledger: what one
+/// confirms is what is true when it is confirmed, whatever the other did since the form opened.
+@Suite(.serialized) struct TwoConsolesTests {
+    static let order = "MK5TTTVWJH"
+    static let subscription = "2000000400000044"
+
+    /// Looks the customer up, opens the extension form on the subscription and waits for the count.
+    func openForm(_ harness: ConsoleHarness) async throws {
+        if harness.state.focus != .paneInput { harness.send(.character("i")) }
+        harness.type(Self.order)
+        harness.send(.enter)
+        try await harness.settle()
+        harness.send(.character("4"))
+        harness.send(.character("e"))
+        try await harness.settle()
+        #expect(harness.state.extendForm?.originalTransactionId == Self.subscription)
+        #expect(harness.state.extendForm?.earlier.isLoaded == true)
+    }
+
+    /// Enter on the form: the confirmation opens once the subscription was read again.
+    func review(_ harness: ConsoleHarness) async throws {
+        harness.send(.enter)
+        try await harness.settle()
+    }
+
+    func sendConfirmed(_ harness: ConsoleHarness) async throws -> String? {
+        harness.send(.enter)
+        try await harness.settle()
+        return harness.state.toasts.last?.text
+    }
+
+    @Test func aConfirmationShowsWhatIsTrueWhenDrawnAndTheSendRefusesWhatChangedSince() async throws {
+        let t = try await ConsoleHarness.start()
+        defer { Task { await t.stop() } }
+        let u = try ConsoleHarness.beside(t, agent: "sam")
+        defer { u.runner.cancelAll() }
+        try await openForm(t)
+        try await openForm(u)
+        let before = try #require(u.state.extendForm?.currentRenewal)
+
+        // T extends by 7 days while U's form is open.
+        try await review(t)
+        #expect(t.state.extendForm?.confirming == true)
+        let toast = try #require(try await sendConfirmed(t))
+        let extended = before.addingTimeInterval(7 * 86_400)
+        #expect(toast.contains("renews \(DisplayFormat.date(extended))"), "the success names Apple's date: \(toast)")
+
+        // U's form still shows the old date; its confirmation is drawn from a fresh read.
+        #expect(u.state.extendForm?.currentRenewal == before)
+        try await review(u)
+        let form = try #require(u.state.extendForm)
+        #expect(form.confirming)
+        #expect(form.currentRenewal == extended, "the confirmation shows the date T's extension made")
+        #expect(form.renewalBeforeReview == before)
+        #expect(form.earlier.value?.recorded.contains { $0.agent == "test" && $0.applied } == true, "T's extension is listed")
+        let screen = u.screen(width: 120, height: 36)
+        #expect(screen.contains("was \(DisplayFormat.date(before))"), "\(screen)")
+        #expect(screen.contains(DisplayFormat.longDay(extended.addingTimeInterval(7 * 86_400))), "the new date counts from Apple's current one:\n\(screen)")
+
+        // While U's confirmation is open, T extends a second time: U's send is refused, nothing sent.
+        try await openForm(t)
+        try await review(t)
+        let second = try #require(try await sendConfirmed(t))
+        #expect(second.hasPrefix("Extended"), "\(second)")
+        let refused = try #require(try await sendConfirmed(u))
+        #expect(refused.contains("changed meanwhile"), "\(refused)")
+        #expect(u.state.extensionsInFlight.isEmpty)
+
+        // Reviewed again, U's form counts both and refuses a third, as Apple would.
+        try await openForm(u)
+        try await review(u)
+        #expect(u.state.extendForm?.confirming == false)
+        #expect(u.state.extendForm?.error?.contains("4030005") == true, "\(u.state.extendForm?.error ?? "no error")")
+    }
+
+    @Test func theSendRefusesWhenApplesDateMovedAfterTheConfirmation() async throws {
+        let t = try await ConsoleHarness.start()
+        defer { Task { await t.stop() } }
+        try await openForm(t)
+        try await review(t)
+        #expect(t.state.extendForm?.confirming == true)
+        // Another tool (not this ledger) extends the subscription while the confirmation is open.
+        let client = try t.server.makeClient()
+        _ = try await client.extendSubscriptionRenewalDate(
+            originalTransactionId: Self.subscription,
+            request: ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: UUID().uuidString))
+        let toast = try #require(try await sendConfirmed(t))
+        #expect(toast.contains("changed meanwhile: the subscription now renews"), "\(toast)")
+        let audit = try await t.writes.ledger.writes()
+        #expect(audit.isEmpty, "nothing was recorded as sent")
+    }
+}
