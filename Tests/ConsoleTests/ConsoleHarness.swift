@@ -30,7 +30,7 @@ final class ConsoleHarness: @unchecked Sendable {
 
     /// A second console on the same demo server and the same ledger, as another agent's would be.
     static func beside(_ other: ConsoleHarness, agent: String) throws -> ConsoleHarness {
-        try ConsoleHarness(server: other.server, readOnly: false, ledgerPath: other.writes.ledger.location, received: nil, notes: nil, agent: agent)
+        try ConsoleHarness(server: other.server, readOnly: false, ledgerPath: other.writes.ledger.location, received: nil, notes: other.writes.notes, agent: agent)
     }
 
     private init(

@@ -196,7 +196,7 @@ import Testing
             let screen = harness.screen(width: 120, height: 36)
             #expect(screen.contains("✗"), "\(id): the summary says the lookup failed:\n\(screen)")
             #expect(screen.contains(says), "\(id): the summary says what failed:\n\(screen)")
-            #expect(ConsoleView.breadcrumbs(harness.state).last == id.trimmingCharacters(in: .whitespaces))
+            #expect(ConsoleView.breadcrumbs(harness.state).last?.hasPrefix(id.trimmingCharacters(in: .whitespaces) + " · read ") == true)
         }
     }
 

@@ -4,6 +4,7 @@ import DemoServer
 import Foundation
 import TerminalUI
 import Testing
+import WebhookStore
 
 /// Two agents on one customer, each with a console on the same demo server and ledger: what one
 /// confirms is what is true when it is confirmed, whatever the other did since the form opened.
@@ -78,6 +79,51 @@ import Testing
         try await review(u)
         #expect(u.state.extendForm?.confirming == false)
         #expect(u.state.extendForm?.error?.contains("4030005") == true, "\(u.state.extendForm?.error ?? "no error")")
+    }
+
+    @Test func aConsoleSaysWhenAnotherExtendsOrNotesTheCustomerOnScreenAndRReloads() async throws {
+        let folder = NSTemporaryDirectory() + "iapdesk-watch-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try await SQLiteNotificationStore.open(path: folder + "/store.sqlite")
+        let t = try await ConsoleHarness.start(notes: store)
+        defer { Task { await t.stop() } }
+        let u = try ConsoleHarness.beside(t, agent: "sam")
+        defer { u.runner.cancelAll() }
+        try await openForm(u)
+        u.send(.escape)
+        u.send(.character("1"))
+        let before = try #require(u.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate))
+        #expect(ConsoleView.breadcrumbs(u.state).last?.contains(" · read ") == true, "the panes say how old their data is")
+        // Nobody has changed the customer since U read it.
+        u.tick(CustomerWatch.interval + 1)
+        try await u.tick(until: { $0.customerWatch.reading == nil })
+        #expect(u.state.customerWatch.changes.isEmpty)
+
+        // T, another console on the same ledger, extends the customer U shows.
+        try await openForm(t)
+        try await review(t)
+        _ = try await sendConfirmed(t)
+        try await u.tick(until: { !$0.customerWatch.changes.isEmpty })
+        #expect(u.state.customerWatch.changes.first?.what == "extended")
+        #expect(u.state.customerWatch.changes.first?.agent == "test")
+        let screen = u.screen(width: 120, height: 36)
+        #expect(screen.contains("⚠ extended by test"), "\(screen)")
+        #expect(screen.contains("r reloads"))
+        #expect(u.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate) == before, "nothing reloads by itself")
+
+        // r reads everything again: the new date, and no warning.
+        u.send(.character("r"))
+        try await u.settle()
+        #expect(u.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate) == before.addingTimeInterval(7 * 86_400))
+        u.tick(CustomerWatch.interval + 1)
+        try await u.tick(until: { $0.customerWatch.reading == nil })
+        #expect(u.state.customerWatch.changes.isEmpty)
+
+        // A note by T shows up in U's summary with who wrote it.
+        _ = try await store.addNote("Refund asked; told to use reportaproblem", agent: "test", at: Date(), subjects: [Self.order])
+        try await u.tick(until: { $0.customerWatch.changes.contains { $0.what == "noted" } })
+        try await u.tick(until: { $0.caseNotes.notes?.contains { $0.agent == "test" } == true })
+        #expect(u.screen(width: 120, height: 36).contains("noted by test"))
     }
 
     @Test func theSendRefusesWhenApplesDateMovedAfterTheConfirmation() async throws {

@@ -145,6 +145,7 @@ public enum CaseNotes {
         } else if let added = answer as? Added {
             model.adding = max(0, model.adding - 1)
             if let note = added.note {
+                state.customerWatch.ownNotes.insert(note.id)
                 ConsoleReducer.toast(&state, "Noted by \(note.agent).")
                 model.stale = true
             } else {

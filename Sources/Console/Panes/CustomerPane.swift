@@ -42,6 +42,7 @@ enum CustomerPane {
         receive: { state, action in
             if case .answer(_, let written as CaseFileTask.Written) = action { return CaseFileTask.written(&state, written) }
             if case .answer(_, let answer) = action, let effects = CaseNotes.receive(&state, answer) { return effects }
+            if case .answer(_, let answer) = action, let effects = CustomerWatch.receive(&state, answer) { return effects }
             return CustomerReducer.receive(&state, action)
         },
         cancelled: { state in
@@ -50,7 +51,7 @@ enum CustomerPane {
             state.caseNotes.adding = 0
             state.caseNotes.stale = true
         },
-        tick: CaseNotes.tick,
+        tick: { CaseNotes.tick(&$0) + CustomerWatch.tick(&$0) },
         input: handleLookupKey,
         intercept: { state, key, command in
             // The summary is text, not rows: the list keys scroll it, a page being the lines it shows.

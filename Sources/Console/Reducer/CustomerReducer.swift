@@ -51,6 +51,7 @@ enum CustomerReducer {
         let lookup = state.nextRequest
         state.nextRequest += 1
         state.customer = CustomerState(query: query, lookup: lookup)
+        state.customer?.readAt = state.now
         state.lookupInput = TextInputState(text: query, maxLength: 64)
         state.focus = .content
         state.lastError = nil

@@ -168,6 +168,7 @@ enum ExtendReducer {
             ? ConsoleReducer.start(&state, "Re-send extension \(target.body.requestIdentifier ?? "")")
             : CustomerReducer.start(&state, "Extend \(target.originalTransactionId)")
         state.extensionsInFlight[request] = SentExtension(target: target, customerLookup: customerLookup)
+        if let identifier = target.body.requestIdentifier { state.customerWatch.ownWrites.insert(identifier) }
         return [.extend(request: request, target)]
     }
 

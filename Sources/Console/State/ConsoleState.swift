@@ -21,6 +21,8 @@ public struct CustomerState: Sendable {
     public var appTransaction: Loadable<VerifiedPayload<AppTransactionPayload>> = .idle
     /// The field took the keys back once this lookup was known to have found nothing.
     public var refocused = false
+    /// When the lookup started: what anyone changed after it is not on screen.
+    public var readAt: Date?
 
     public init(query: String, lookup: Int) {
         self.query = query

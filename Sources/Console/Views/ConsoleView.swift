@@ -61,7 +61,9 @@ public enum ConsoleView {
         if let customer = state.customer, state.current.showsCustomer {
             // A customer found in the other environment says so where the eye goes first.
             let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
-            parts.append((customer.anchorId ?? customer.query) + elsewhere)
+            // How old what the panes show is: `r` reads it all again.
+            let age = customer.readAt.map { " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
+            parts.append((customer.anchorId ?? customer.query) + elsewhere + age)
         }
         if state.list(state.pane).detailOpen, let id = PaneRows.selectedID(state, state.pane) { parts.append(id) }
         return parts

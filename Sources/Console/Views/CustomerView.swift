@@ -67,6 +67,12 @@ enum CustomerView {
         lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
                       .init(all.isEmpty ? "" : (unverified == 0 ? (all.count == 1 ? "✓ the signature verified" : "✓ all \(all.count) signatures verified") : "✗ \(unverified) of \(all.count) payloads NOT verified"),
                             unverified == 0 ? theme[.success] : theme[.error])])
+        let changes = state.customerWatch.watchedLookup == customer.lookup ? state.customerWatch.changes : []
+        if !changes.isEmpty {
+            // Someone else changed this customer since it was read: what is shown may be stale.
+            let said = changes.suffix(3).map { $0.line(now: state.now) }.joined(separator: "; ")
+            lines.append([.init("⚠ \(said): r reloads", theme[.warning])])
+        }
 
         if case .idle = customer.order {} else {
             section("Order \(customer.query)")
