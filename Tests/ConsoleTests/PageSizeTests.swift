@@ -14,6 +14,7 @@ import WebhookStore
             var payload = TransactionPayload()
             payload.transactionId = String(2_000_000_400_011_000 + index)
             payload.originalTransactionId = String(2_000_000_400_011_000 + index)
+            payload.purchaseDate = Date(timeIntervalSince1970: 1_790_000_000 + Double(index) * 60)
             return VerifiedPayload(payload: payload, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
         }
     }
@@ -48,6 +49,7 @@ import WebhookStore
         var customer = CustomerState(query: "2000000400011000", lookup: 1)
         customer.order = .loaded(OrderResult(orderId: "MK5TTTVWJH", status: .valid, transactions: transactions()))
         customer.refunds = .loaded(transactions())
+        customer.history = .loaded(transactions())
         customer.subscriptions = .loaded(transactions().map {
             SubscriptionRow(groupIdentifier: "21000001", originalTransactionId: $0.payload?.originalTransactionId ?? "", status: .active, transaction: $0, renewal: nil)
         })
@@ -62,7 +64,7 @@ import WebhookStore
     @Test(arguments: [(120, 36), (80, 24), (40, 12)])
     func aPageIsTheRowsTheTableShows(width: Int, height: Int) throws {
         let panes = Panes.all.filter(\.isList).map(\.pane)
-        #expect(panes.count == 6)
+        #expect(panes.count == 7)
         for pane in panes {
             var state = Self.filled(width: width, height: height)
             state.pane = pane

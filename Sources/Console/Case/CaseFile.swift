@@ -12,15 +12,24 @@ public struct CaseFile: Sendable {
     public var writes: [WriteRecord]
     /// The agents' case notes about this customer, oldest first.
     public var notes: [CaseNote]
+    /// The notifications about this customer the store received.
+    public var received: [StoredNotification]
     public var generatedAt: Date
 
-    public init(customer: CustomerState, environment: AppStoreEnvironment, writes: [WriteRecord], notes: [CaseNote] = [], generatedAt: Date) {
+    public init(
+        customer: CustomerState, environment: AppStoreEnvironment, writes: [WriteRecord], notes: [CaseNote] = [], received: [StoredNotification] = [],
+        generatedAt: Date
+    ) {
         self.customer = customer
         self.environment = environment
         self.writes = writes
         self.notes = notes
+        self.received = received
         self.generatedAt = generatedAt
     }
+
+    /// Everything that happened to the customer, in time order.
+    public var timeline: [TimelineEvent] { Timeline.events(customer: customer, writes: writes, notes: notes, received: received) }
 
     /// The customer's original transactions: what a write for them is sent to.
     public static func originalTransactionIds(_ customer: CustomerState) -> Set<String> {
@@ -146,6 +155,15 @@ public struct CaseFile: Sendable {
         out.append("")
         if notes.isEmpty { out.append("None.") }
         for note in notes { out.append("- \(DisplayFormat.date(note.time)) \(note.agent): \(note.text)") }
+        out.append("")
+
+        out.append("## Timeline")
+        out.append("")
+        out.append("Spent: \(Timeline.spentLine(c)).")
+        out.append("")
+        for event in timeline {
+            out.append("- \(DisplayFormat.date(event.time)) **\(event.kind.rawValue)** \(event.summary)\(event.detail.map { " (\($0))" } ?? "") [\(event.source.rawValue)]")
+        }
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -212,6 +230,12 @@ public struct CaseFile: Sendable {
              "requestIdentifier": record.requestIdentifier, "profile": record.intent.account?.profile ?? ""]
         }
         document["notes"] = notes.map { ["time": DisplayFormat.iso($0.time), "agent": $0.agent, "text": $0.text] }
+        document["timeline"] = timeline.map { event -> [String: Any] in
+            var object: [String: Any] = ["time": DisplayFormat.iso(event.time), "kind": event.kind.rawValue, "summary": event.summary, "source": event.source.rawValue]
+            if let id = event.transactionId { object["transactionId"] = id }
+            if let detail = event.detail { object["detail"] = detail }
+            return object
+        }
         for (key, loadable) in [("subscriptions", c.subscriptions.failure), ("purchases", c.history.failure), ("refunds", c.refunds.failure),
                                 ("notifications", c.notifications.failure)] {
             if let error = loadable { document[key + "Error"] = error.summary }

@@ -18,7 +18,7 @@ extension CommandID {
 /// the Order, Refunds, Subscriptions and Transactions panes show.
 enum CustomerPane {
     static let description = PaneDescription(
-        pane: .customer, title: "Customer",
+        pane: .customer, title: "Customer", shortTitle: "Cust",
         commands: [
             ConsoleCommand(.customerCaseFile, "Case file", keys: [.character("x")], context: .customer, inFooter: true,
                            unavailable: { state in

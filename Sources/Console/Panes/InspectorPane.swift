@@ -31,7 +31,7 @@ extension ConsoleState {
 /// its work runs as a `PaneTask` and its answer comes back to it alone.
 enum InspectorPane {
     static let description = PaneDescription(
-        pane: .inspector, title: "Inspector", shortTitle: "Inspect", showsCustomer: false,
+        pane: .inspector, title: "Inspector", shortTitle: "Insp", showsCustomer: false,
         detail: { $0.inspected.value?.tree },
         render: InspectorView.render,
         opened: { state in

@@ -12,6 +12,7 @@ public enum Panes {
         NotificationsPane.description,
         InspectorPane.description,
         LivePane.description,
+        TimelinePane.description,
     ]
 
     private static let byPane: [Pane: PaneDescription] = Dictionary(all.map { ($0.pane, $0) }, uniquingKeysWith: { first, _ in first })

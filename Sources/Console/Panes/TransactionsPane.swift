@@ -64,7 +64,7 @@ extension ConsoleState {
 /// `:` commands, it is read a page at a time as the selection nears the end of what has arrived.
 enum TransactionsPane {
     static let description = PaneDescription(
-        pane: .transactions, title: "Transactions", shortTitle: "History", rowNoun: "transactions",
+        pane: .transactions, title: "Transactions", shortTitle: "Hist", rowNoun: "transactions",
         commands: [FinishReducer.paneCommand],
         colonCommands: colonCommands,
         rowCount: { rows($0).count },

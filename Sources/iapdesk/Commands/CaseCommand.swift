@@ -27,27 +27,10 @@ struct CaseCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            let services = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem)
-            guard let customer = await CustomerLoader.load(id, services: services, environment: session.environment, timeout: session.timeout),
-                  customer.transaction.value != nil || customer.order.value?.transactions.isEmpty == false
-            else {
-                throw CLIError("No customer found for \(id) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
-            }
-            // A ledger that cannot be read leaves the writes out, and says so.
-            var recorded: [WriteRecord] = []
-            var notes: [CaseNote] = []
-            do {
-                let (ledger, noteStore) = try await AuditLedgerAccess.openWithNotes(profileStore: session.profile.store, demo: session.demo != nil)
-                recorded = try await AuditLedgerAccess.reading(ledger) { try await $0.writes() }
-                notes = try await noteStore.notes(concerning: CaseNotes.subjects(customer))
-            } catch {
-                FileHandle.standardError.write(Data("note: the case file has no writes or notes from the store: \(error)\n".utf8))
-            }
+            let records = try await CustomerRecords.load(id, session: session, what: "case file")
             let file = CaseFile(
-                customer: customer, environment: session.environment,
-                writes: CaseFile.writes(for: customer, in: recorded, environment: session.environment, bundleId: session.profile.bundleId),
-                notes: notes,
-                generatedAt: Date())
+                customer: records.customer, environment: session.environment, writes: records.writes, notes: records.notes,
+                received: records.received, generatedAt: Date())
             let document = format == "json" ? file.json() : Data(file.markdown().utf8)
             if let output {
                 do {
