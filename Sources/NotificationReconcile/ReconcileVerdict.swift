@@ -8,6 +8,8 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     case deliveredButMissing = "delivered-but-missing"
     /// Apple could not deliver it and nothing arrived.
     case notDeliveredAndMissing = "not-delivered-and-missing"
+    /// It never arrived here, but `recover` or `replay` re-posted it and the app took it (2xx).
+    case recovered
     /// In the store within the window, but not in Apple's history.
     case unknownToApple = "unknown-to-apple"
     /// It arrived more than once: Apple retried.
@@ -20,7 +22,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     public var isGap: Bool {
         switch self {
         case .deliveredButMissing, .notDeliveredAndMissing, .unknownToApple: return true
-        case .received, .failedAtAppleButArrived, .duplicate, .testNotification: return false
+        case .received, .failedAtAppleButArrived, .duplicate, .testNotification, .recovered: return false
         }
     }
 
@@ -30,6 +32,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         case .failedAtAppleButArrived: return "failed at Apple but arrived"
         case .deliveredButMissing: return "delivered per Apple but missing here"
         case .notDeliveredAndMissing: return "not delivered and missing"
+        case .recovered: return "recovered by a re-post"
         case .unknownToApple: return "arrived but unknown to Apple"
         case .duplicate: return "duplicate from retries"
         case .testNotification: return "test notification (not in Apple's history)"
@@ -45,6 +48,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         case .deliveredButMissing:
             return "check the URL in App Store Connect and whether this receiver was down; replay it to the app"
         case .notDeliveredAndMissing: return "recover it: iapdesk recover --to URL (or replay UUID)"
+        case .recovered: return "nothing: re-posted to the app, which took it (2xx)"
         case .unknownToApple: return "check its verdict, environment and bundle ID: another app or environment, or forged"
         case .duplicate: return "nothing if the handler is idempotent by notificationUUID"
         case .testNotification: return "nothing: its delivery is followed with iapdesk test-notification-status TOKEN"

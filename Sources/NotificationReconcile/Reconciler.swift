@@ -8,6 +8,11 @@ public struct ReconcileRow: Sendable, Equatable {
     public var notificationUUID: String
     public var apple: NotificationHistoryEntry?
     public var stored: StoredNotification?
+    /// Its re-posts by `replay` and `recover`, oldest first.
+    public var replays: [StoredReplay] = []
+
+    /// The re-post that delivered it to the app, the latest if several did.
+    public var recovery: StoredReplay? { replays.last { $0.attempt.succeeded } }
 
     /// When it was signed (Apple's, else the store's), else when it first arrived.
     public var time: Date {
@@ -61,8 +66,13 @@ public struct ReconcileReport: Sendable, Equatable {
 /// Joins Apple's notification history with the store by notificationUUID. Pure: the caller fetches both sides.
 public enum Reconciler {
     /// `stored` holds the store's rows for the history's UUIDs and its rows signed within `window`;
-    /// store rows outside the window that Apple does not list are left out.
-    public static func reconcile(history: [NotificationHistoryEntry], stored: [StoredNotification], window: Range<Date>) -> ReconcileReport {
+    /// store rows outside the window that Apple does not list are left out. A notification missing
+    /// here that a re-post in `replays` delivered to the app (2xx) is recovered, not missing.
+    public static func reconcile(
+        history: [NotificationHistoryEntry], stored: [StoredNotification], replays: [StoredReplay] = [], window: Range<Date>
+    ) -> ReconcileReport {
+        var replaysByUUID: [String: [StoredReplay]] = [:]
+        for replay in replays.sorted(by: { $0.id < $1.id }) { replaysByUUID[key(replay.attempt.notificationUUID), default: []].append(replay) }
         var storedByUUID: [String: StoredNotification] = [:]
         for row in stored { storedByUUID[key(row.notificationUUID)] = row }
         var rows: [ReconcileRow] = []
@@ -76,12 +86,16 @@ public enum Reconciler {
             // Apple lists a notification once; a repeat across pages adds nothing.
             guard seen.insert(key(uuid)).inserted else { continue }
             let match = storedByUUID[key(uuid)]
-            rows.append(ReconcileRow(verdict: verdict(apple: entry, stored: match), notificationUUID: uuid, apple: entry, stored: match))
+            var row = ReconcileRow(verdict: verdict(apple: entry, stored: match), notificationUUID: uuid, apple: entry, stored: match)
+            row.replays = replaysByUUID[key(uuid)] ?? []
+            if row.verdict.isGap, match == nil, row.recovery != nil { row.verdict = .recovered }
+            rows.append(row)
         }
         for row in stored where !seen.contains(key(row.notificationUUID)) && inWindow(row, window) {
             seen.insert(key(row.notificationUUID))
             let verdict: ReconcileVerdict = row.notificationType == "TEST" ? .testNotification : .unknownToApple
-            rows.append(ReconcileRow(verdict: verdict, notificationUUID: row.notificationUUID, apple: nil, stored: row))
+            rows.append(ReconcileRow(
+                verdict: verdict, notificationUUID: row.notificationUUID, apple: nil, stored: row, replays: replaysByUUID[key(row.notificationUUID)] ?? []))
         }
         rows.sort { ($0.time, $0.notificationUUID) < ($1.time, $1.notificationUUID) }
         return ReconcileReport(window: window, rows: rows, unreadable: unreadable)

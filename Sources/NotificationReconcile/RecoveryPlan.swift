@@ -2,9 +2,9 @@ import AppStoreServerAPI
 import Foundation
 import WebhookStore
 
-/// What `iapdesk recover` re-posts: every notification Apple could not deliver (its last send
-/// attempt is not SUCCESS) that did not reach the app: not in the store, or in it but its forward
-/// to the app failed. Pure: the caller fetches the history, the store's rows and earlier replays.
+/// What `iapdesk recover` re-posts: every notification of Apple's history that did not reach the
+/// app: not in the store (Apple could not deliver it, or delivered it elsewhere), or in it but its
+/// forward to the app failed. Pure: the caller fetches the history, the store's rows and earlier replays.
 public struct RecoveryPlan: Sendable, Equatable {
     public struct Candidate: Sendable, Equatable {
         public var notificationUUID: String
@@ -36,7 +36,12 @@ public struct RecoveryPlan: Sendable, Equatable {
         }
         var plan = RecoveryPlan(candidates: [], skipped: [])
         var seen: Set<String> = []
-        for entry in history where !entry.deliveredPerApple {
+        for entry in history {
+            // Delivered by Apple and here: it reached the app as the store is its receiver or forwards it.
+            if entry.deliveredPerApple, let uuid = entry.notificationUUID, let row = storedByUUID[Reconciler.key(uuid)],
+               row.forwardResult == nil || row.forwardStatus.map({ (200...299).contains($0) }) == true {
+                continue
+            }
             guard let uuid = entry.notificationUUID, !uuid.isEmpty else {
                 plan.skipped.append(Skipped(notificationUUID: nil, reason: "its signed payload cannot be decoded"))
                 continue
@@ -72,7 +77,8 @@ public struct RecoveryPlan: Sendable, Equatable {
                     continue
                 }
                 candidate.body = body
-                candidate.reason = "Apple: \(lastResult); never arrived here"
+                candidate.reason = entry.deliveredPerApple
+                    ? "Apple: SUCCESS to the URL it has, yet it never arrived here" : "Apple: \(lastResult); never arrived here"
             }
             plan.candidates.append(candidate)
         }

@@ -71,8 +71,31 @@ struct ReconcileFixture {
         #expect(report.hasGaps)
         #expect(report.counts == [
             .received: 2, .failedAtAppleButArrived: 1, .deliveredButMissing: 1, .notDeliveredAndMissing: 2, .unknownToApple: 1, .duplicate: 1,
-            .testNotification: 0,
+            .testNotification: 0, .recovered: 0,
         ])
+    }
+
+    @Test func aMissingNotificationThatARePostDeliveredIsRecoveredAndNoGap() {
+        func replay(_ uuid: String, id: Int64, status: Int?, command: String = "recover") -> StoredReplay {
+            StoredReplay(id: id, attempt: ReplayAttempt(
+                notificationUUID: uuid, targetURL: "https://app.example.com/hook", source: .appleHistory, command: command,
+                sentAt: F.at(1), result: status.map { "HTTP \($0)" } ?? "not delivered: cannot connect", status: status, milliseconds: 12))
+        }
+        // "never" failed once then went through; "elsewhere" was re-posted to an endpoint that was down.
+        let replays = [replay("never", id: 1, status: nil), replay("NEVER", id: 2, status: 200, command: "replay"), replay("elsewhere", id: 3, status: 503)]
+        let report = Reconciler.reconcile(history: F.history, stored: F.store, replays: replays, window: F.window)
+        let never = report.rows.first { $0.notificationUUID == "never" }
+        #expect(never?.verdict == .recovered)
+        #expect(never?.replays.count == 2, "every re-post is kept with the row, whatever the case of its UUID")
+        #expect(never?.recovery?.attempt.command == "replay")
+        #expect(report.rows.first { $0.notificationUUID == "elsewhere" }?.verdict == .deliveredButMissing, "a re-post the app refused recovers nothing")
+        #expect(!ReconcileVerdict.recovered.isGap)
+
+        // Once the rest is recovered too, only the notification unknown to Apple is a gap.
+        let all = replays + [replay("elsewhere", id: 4, status: 200), replay("pending", id: 5, status: 204)]
+        let fixed = Reconciler.reconcile(history: F.history, stored: F.store, replays: all, window: F.window)
+        #expect(fixed.counts[.recovered] == 3)
+        #expect(fixed.rows.filter(\.verdict.isGap).map(\.notificationUUID) == ["sandbox-one"])
     }
 
     @Test func aTestNotificationThatArrivedIsNoGap() {
@@ -148,8 +171,8 @@ struct ReconcileFixture {
         return row
     }
 
-    @Test func onlyWhatAppleCouldNotDeliverAndTheAppDidNotGetIsRecovered() throws {
-        let store = [
+    @Test func whatTheAppDidNotGetIsRecoveredWhetherAppleFailedOrDeliveredElsewhere() throws {
+        let store = F.store.filter { $0.notificationUUID != "late-answer" } + [
             forwarded(F.stored("late-answer", id: 2, arrived: 90), result: "timed out after 10 s", status: nil),
             forwarded(F.stored("forwarded-ok", id: 7, arrived: 20), result: "HTTP 200", status: 200),
             F.stored("kept-here", id: 8, arrived: 15),
@@ -160,21 +183,22 @@ struct ReconcileFixture {
             F.entry("forged", signed: 12, [F.attempt(12, .timedOut)], verification: .failed(.invalidSignature)),
         ]
         let plan = RecoveryPlan.make(history: history, stored: store, replays: [], target: "http://app/hook")
-        #expect(plan.candidates.map(\.notificationUUID) == ["late-answer", "never", "pending"])
+        #expect(plan.candidates.map(\.notificationUUID) == ["late-answer", "elsewhere", "never", "pending"])
         let late = try #require(plan.candidates.first)
         // The stored body goes as it arrived; the others are built from Apple's signedPayload.
         #expect(late.source == .store)
         #expect(late.body == Data(#"{"signedPayload":"stored-late-answer"}"#.utf8))
-        #expect(plan.candidates[1].source == .appleHistory)
-        #expect(plan.candidates[1].body == Data(#"{"signedPayload":"jws-of-never"}"#.utf8))
-        #expect(plan.candidates[1].reason.contains("TLS_ISSUE"))
+        #expect(plan.candidates[1].reason.contains("SUCCESS to the URL it has, yet it never arrived here"))
+        #expect(plan.candidates[2].source == .appleHistory)
+        #expect(plan.candidates[2].body == Data(#"{"signedPayload":"jws-of-never"}"#.utf8))
+        #expect(plan.candidates[2].reason.contains("TLS_ISSUE"))
         let skipped = Dictionary(uniqueKeysWithValues: plan.skipped.compactMap { skip in skip.notificationUUID.map { ($0, skip.reason) } })
         #expect(skipped["forwarded-ok"]?.contains("forward succeeded") == true)
         #expect(skipped["kept-here"]?.contains("not forwarded") == true)
         #expect(skipped["forged"]?.contains("did not verify") == true)
-        // Delivered per Apple: neither sent nor listed as skipped.
-        #expect(skipped["elsewhere"] == nil)
-        #expect(!plan.candidates.contains { $0.notificationUUID == "elsewhere" || $0.notificationUUID == "received" })
+        // Delivered per Apple and stored here: it reached the app; neither sent nor listed as skipped.
+        #expect(skipped["received"] == nil)
+        #expect(!plan.candidates.contains { $0.notificationUUID == "received" || $0.notificationUUID == "retried" })
     }
 
     @Test func aNotificationAlreadyRecoveredToTheSameURLIsNotSentAgain() {
@@ -186,10 +210,10 @@ struct ReconcileFixture {
         failed.attempt.status = 500
         failed.attempt.result = "HTTP 500"
         let plan = RecoveryPlan.make(history: F.history, stored: F.store, replays: [done, failed], target: "http://app/hook")
-        #expect(plan.candidates.map(\.notificationUUID) == ["pending"])
+        #expect(plan.candidates.map(\.notificationUUID) == ["elsewhere", "pending"])
         #expect(plan.skipped.contains { $0.notificationUUID == "never" && $0.reason.contains("already recovered") })
         // To another URL it goes again.
         let elsewhere = RecoveryPlan.make(history: F.history, stored: F.store, replays: [done], target: "http://other/hook")
-        #expect(elsewhere.candidates.map(\.notificationUUID) == ["never", "pending"])
+        #expect(elsewhere.candidates.map(\.notificationUUID) == ["elsewhere", "never", "pending"])
     }
 }

@@ -18,11 +18,12 @@ struct ReconcileCommand: AsyncParsableCommand {
               failed at Apple but arrived           Apple logged a failed attempt (TIMED_OUT, ...) yet it is stored
               delivered per Apple but missing here  Apple's last attempt succeeded, nothing arrived (another URL? receiver down?)
               not delivered and missing             Apple could not deliver it and nothing arrived: iapdesk recover
+              recovered by a re-post                it never arrived here, but recover or replay re-posted it and the app took it (2xx)
               arrived but unknown to Apple          stored, signed in the window, not in Apple's history (another app or environment, or forged)
               duplicate from retries                it arrived more than once
 
-            Counts per verdict first, then one row per notification (--json: one document). Exit 0 when nothing is on one \
-            side only, 10 when a notification is missing here or unknown to Apple (or a history entry cannot be read), and \
+            Counts per verdict first, then one row per notification (--json: one document). Exit 0 when every notification \
+            reached the app (received, or recovered by a re-post), 10 when a notification is missing here or unknown to Apple (or a history entry cannot be read), and \
             the usual codes for errors. See docs/webhooks.md.
             """)
 
@@ -36,14 +37,13 @@ struct ReconcileCommand: AsyncParsableCommand {
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
-            defer { resolved.remove() }
             let path = resolved.location.description
             let report = try await StoreAccess.with(resolved.location) { store in
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 do {
                     let uuids = Set(history.compactMap(\.notificationUUID))
                     let stored = try await store.notifications(uuids: uuids) + store.notifications(signedIn: window.range)
-                    return Reconciler.reconcile(history: history, stored: stored, window: window.range)
+                    return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window.range)
                 } catch {
                     throw StoreAccess.failure(error, path: path)
                 }
@@ -127,6 +127,10 @@ struct ReconcileOutput {
 
     /// The first arrival's time (its day is the signed one's, or says so), how long after signing, and the count.
     static func arrivalCell(_ row: ReconcileRow) -> String {
+        if row.stored == nil, let recovery = row.recovery {
+            // When, where and by which command it reached the app instead.
+            return "\(recovery.attempt.command) \(String(DisplayFormat.date(recovery.attempt.sentAt).dropFirst(5).dropLast(4))) \(recovery.attempt.result)"
+        }
         guard let stored = row.stored else { return "-" }
         let full = DisplayFormat.date(stored.firstReceivedAt, seconds: true)
         let sameDay = DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(row.time)
@@ -148,6 +152,7 @@ struct ReconcileOutput {
                 return "check: verdict \(row.stored?.verdict ?? "?")" + (row.stored?.environment.map { ", \($0)" } ?? "")
             case .duplicate: return "nothing if idempotent"
             case .testNotification: return "nothing (a test)"
+            case .recovered: return "nothing (re-posted)"
             }
         }
         switch row.verdict {
@@ -166,6 +171,9 @@ struct ReconcileOutput {
             return "delivered \(row.stored?.deliveryCount ?? 0) times; " + row.verdict.action
         case .notDeliveredAndMissing:
             return "iapdesk replay \(row.notificationUUID) --to URL, or " + row.verdict.action
+        case .recovered:
+            guard let recovery = row.recovery?.attempt else { return row.verdict.action }
+            return "re-posted by \(recovery.command) to \(recovery.targetURL) at \(DisplayFormat.date(recovery.sentAt, seconds: true)): \(recovery.result); nothing to do"
         case .received, .deliveredButMissing, .testNotification:
             return row.verdict.action
         }
@@ -195,6 +203,9 @@ struct ReconcileOutput {
             side.merge(Printer.date("firstReceivedAt", stored.firstReceivedAt))
             side.merge(Printer.date("lastReceivedAt", stored.lastReceivedAt))
             record["stored"] = side
+        }
+        if !row.replays.isEmpty {
+            record["replays"] = row.replays.map(ReceivedCommand.record)
         }
         record.merge(Printer.date("signedDate", row.apple?.signedDate ?? row.stored?.signedDate))
         return record

@@ -8,11 +8,11 @@ import WebhookStore
 struct RecoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover",
-        abstract: "Re-post every notification Apple could not deliver in a window, at a bounded rate.",
+        abstract: "Re-post every notification of a window that did not reach the app, at a bounded rate.",
         discussion: """
-            Reads Get Notification History for the window (only failures) and re-posts each notification whose last send \
-            attempt is not SUCCESS and that did not reach the app: not in the store (Apple's {"signedPayload": ...} is sent), \
-            or in the store with a failed forward (the stored body is sent). Skipped, and listed: ones that arrived here and \
+            Reads Get Notification History for the window and re-posts each notification that did not reach the app: not in \
+            the store, whether Apple could not deliver it or delivered it to another URL (Apple's {"signedPayload": ...} is \
+            sent), or in the store with a failed forward (the stored body is sent). Skipped, and listed: ones that arrived here and \
             were not forwarded (the store is their receiver: use replay), ones whose forward succeeded, ones already \
             recovered to the same URL, and ones whose payload does not verify. At most --rate a second, one at a time; each \
             outcome is printed and recorded in the store's replays table. \(ReplaySender.signedDateCaveat) Ctrl-C stops \
@@ -42,11 +42,10 @@ struct RecoverCommand: AsyncParsableCommand {
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
             if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
-            defer { resolved.remove() }
             let path = resolved.location.description
             try await StoreAccess.with(resolved.location) { store in
                 let sender = ReplaySender(target: target, command: "recover", timeout: sendTimeout, store: store)
-                let history = try await NotificationHistoryFetch.entries(session, window: window.range, onlyFailures: true)
+                let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 let plan: RecoveryPlan
                 do {
                     let uuids = Set(history.compactMap(\.notificationUUID))
@@ -83,7 +82,7 @@ struct Recovery {
     func run() async throws {
         let count = plan.candidates.count
         printer.text("""
-            \(DisplayFormat.count(count, "notification")) Apple could not deliver between \(DisplayFormat.date(window.lowerBound)) and \
+            \(DisplayFormat.count(count, "notification")) that did not reach the app between \(DisplayFormat.date(window.lowerBound)) and \
             \(DisplayFormat.date(window.upperBound)) to re-post to \(sender.shownTarget)\(dryRun ? "" : ", at most \(String(format: "%g", rate)) a second")\
             \(plan.skipped.isEmpty ? "" : "; \(plan.skipped.count) skipped").
             \(ReplaySender.signedDateCaveat)

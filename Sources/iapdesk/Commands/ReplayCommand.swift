@@ -35,8 +35,8 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let target = try ReplaySender.target(to)
-            // The demo's replays never go into the real store: without --store, one of this run's.
-            var resolved: ResolvedStore
+            // The demo's replays never go into the real store: without --store, the demo's own.
+            let resolved: ResolvedStore
             if global.demo && storeOptions.store == nil {
                 let session = try await Session.open(global)
                 do {
@@ -48,9 +48,8 @@ struct ReplayCommand: AsyncParsableCommand {
                 await session.close()
             } else {
                 let profileStore = global.demo ? nil : try ListenCommand.profile(global).store
-                resolved = ResolvedStore(location: try storeOptions.location(profileStore: profileStore), temporaryFolder: nil)
+                resolved = ResolvedStore(location: try storeOptions.location(profileStore: profileStore))
             }
-            defer { resolved.remove() }
             let path = resolved.location.description
             let printer = Printer(json: global.json)
             try await StoreAccess.with(resolved.location) { store in

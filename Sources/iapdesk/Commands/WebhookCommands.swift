@@ -148,9 +148,15 @@ struct ListenCommand: AsyncParsableCommand {
                 session = nil
                 verifier = try Self.verifier(global)
             }
-            let location = try storeOptions.location(profileStore: session?.demo == nil ? try Self.profile(global).store : nil)
             let store: any NotificationStore
+            let location: StoreLocation
             do {
+                // The demo's receiver writes the demo's store, which every --demo command reads.
+                if let demo = session?.demo, storeOptions.store == nil {
+                    location = try await DemoStore.prepare(demo, verifier: verifier)
+                } else {
+                    location = try storeOptions.location(profileStore: session?.demo == nil ? try Self.profile(global).store : nil)
+                }
                 store = try await StoreAccess.open(location)
             } catch {
                 await session?.close()
@@ -304,6 +310,8 @@ struct ReceivedCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print JSON for scripts (JSON lines with --follow).") var json = false
     @Option(name: .long, help: "Read this profile's store (default: the config file's default profile's; --store and IAPDESK_STORE come first).")
     var profile: String?
+    @Flag(name: .long, help: "Read the demo's store: what iapdesk demo and listen --demo received, and what --demo commands re-posted.")
+    var demo = false
     @OptionGroup var storeOptions: StoreOptions
 
     func validate() throws {
@@ -316,7 +324,17 @@ struct ReceivedCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let sinceDate = try since.map { try DateArgument.require($0, "--since") }
-            let location = try storeOptions.location(profileStore: StoreOptions.configuredStore(profile: profile))
+            let location: StoreLocation
+            if demo && storeOptions.store == nil {
+                guard FileManager.default.fileExists(atPath: DemoStore.seededMarker) else {
+                    throw CLIError(
+                        "The demo has no notification store yet (\(DemoStore.path)).",
+                        hint: "iapdesk demo, iapdesk listen --demo or any --demo reconcile makes it.", status: .notFound)
+                }
+                location = .file(path: DemoStore.path)
+            } else {
+                location = try storeOptions.location(profileStore: StoreOptions.configuredStore(profile: profile))
+            }
             let path = location.description
             let store = try await StoreAccess.openExisting(location)
             do {
@@ -369,16 +387,29 @@ struct ReceivedCommand: AsyncParsableCommand {
                 }
                 return
             }
-            printer.emit(["store": path, "count": rows.count, "notifications": rows.map(Self.record)])
+            // Each notification's re-posts by replay and recover, oldest first: the latest says where it stands.
+            var replays: [String: [StoredReplay]] = [:]
+            for replay in try await store.replays(uuids: Set(rows.map(\.notificationUUID))).sorted(by: { $0.id < $1.id }) {
+                replays[replay.attempt.notificationUUID.lowercased(), default: []].append(replay)
+            }
+            printer.emit(["store": path, "count": rows.count, "notifications": rows.map { row in
+                var record = Self.record(row)
+                record["replays"] = replays[row.notificationUUID.lowercased()]?.map(Self.record)
+                return record
+            }])
             var table = TextTable("RECEIVED", "TYPE", "SUBTYPE", "UUID", "VERDICT", "DELIVERIES", "ANSWERED", "TRANSACTION")
-            let forwarded = rows.contains { $0.forwardResult != nil }
-            if forwarded { table.headers.append("FORWARD") }
+            let sentOn = rows.contains { $0.forwardResult != nil || replays[$0.notificationUUID.lowercased()] != nil }
+            if sentOn { table.headers.append("TO THE APP (LATEST)") }
             for row in rows {
                 var cells = [
                     DisplayFormat.date(row.lastReceivedAt, seconds: true), row.notificationType ?? "?", row.subtype ?? "-", row.notificationUUID,
                     row.verdict, String(row.deliveryCount), String(row.answeredStatus), row.transactionId ?? row.originalTransactionId ?? "-",
                 ]
-                if forwarded { cells.append(row.forwardResult ?? "-") }
+                if sentOn {
+                    // A re-post is later than the forward made at arrival, so it is what holds now.
+                    let latest = replays[row.notificationUUID.lowercased()]?.last.map { "\($0.attempt.command): \($0.attempt.result)" }
+                    cells.append(latest ?? row.forwardResult.map { "forward: \($0)" } ?? "-")
+                }
                 table.add(cells)
             }
             printer.text(rows.isEmpty ? "No notifications match in \(path)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(path)\n\n" + table.render())
@@ -459,6 +490,15 @@ struct ReceivedCommand: AsyncParsableCommand {
         record.merge(Printer.date("signedDate", row.signedDate))
         record.merge(Printer.date("firstReceivedAt", row.firstReceivedAt))
         record.merge(Printer.date("lastReceivedAt", row.lastReceivedAt))
+        return record
+    }
+
+    static func record(_ replay: StoredReplay) -> [String: Any?] {
+        var record: [String: Any?] = [
+            "command": replay.attempt.command, "targetURL": replay.attempt.targetURL, "source": replay.attempt.source.rawValue,
+            "result": replay.attempt.result, "status": replay.attempt.status, "succeeded": replay.attempt.succeeded, "elapsedMs": replay.attempt.milliseconds,
+        ]
+        record.merge(Printer.date("sentAt", replay.attempt.sentAt))
         return record
     }
 

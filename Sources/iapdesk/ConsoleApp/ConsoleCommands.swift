@@ -12,14 +12,14 @@ struct ConsoleOptions: ParsableArguments {
 
 /// `iapdesk demo`: the console against the embedded demo server.
 struct DemoCommand: AsyncParsableCommand {
-    /// The demo receives its own notifications, into a store of this run's unless --store names one,
-    /// with some deliveries made to fail; the real store is never written.
+    /// The demo receives its own notifications into the demo's store (every --demo command's) unless
+    /// --store names one, with some deliveries made to fail; the real store is never written.
     static func receiver(_ live: LiveOptions, session: Session) async throws -> ConsoleReceiver {
         let receiver: ConsoleReceiver
         do {
             let store = try await StoreAccess.resolve(live.storeOptions, session: session)
             receiver = try await ConsoleReceiver.start(
-                live, location: store.location, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier, temporaryFolder: store.temporaryFolder)
+                live, location: store.location, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier)
         } catch {
             await session.close()
             throw error

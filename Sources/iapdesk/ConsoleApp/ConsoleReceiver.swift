@@ -33,11 +33,10 @@ struct ConsoleReceiver {
     let receiver: NotificationReceiver?
     let store: (any NotificationStore)?
     /// A store made for this run only (the demo's), removed at the end.
-    let temporaryFolder: String?
 
     /// With `listen` set, opens (or makes) the store and starts the receiver before the console
     /// draws, so a port already taken is said on the command line; otherwise only reads the store.
-    static func start(_ options: LiveOptions, location: StoreLocation, listen: String?, verifier: SignedDataVerifier?, temporaryFolder: String? = nil) async throws -> ConsoleReceiver {
+    static func start(_ options: LiveOptions, location: StoreLocation, listen: String?, verifier: SignedDataVerifier?) async throws -> ConsoleReceiver {
         let forward = options.forwardURL
         let replay: ReceivedNotifications.Replayer = { store, notification, url in
             let sender = ReplaySender(target: url, command: "console", timeout: 10, store: store)
@@ -52,7 +51,7 @@ struct ConsoleReceiver {
             let received = ReceivedNotifications(
                 source: LiveSource(storePath: location.description, forwardURL: forward),
                 open: { try await Self.openForReading(location) }, replay: replay)
-            return ConsoleReceiver(received: received, receiver: nil, store: nil, temporaryFolder: temporaryFolder)
+            return ConsoleReceiver(received: received, receiver: nil, store: nil)
         }
         guard let verifier else {
             throw CLIError("--listen needs a verifier for the notifications.", hint: "Set the profile's bundle_id and environment.", status: .configuration)
@@ -72,7 +71,7 @@ struct ConsoleReceiver {
         }
         let received = ReceivedNotifications(
             source: LiveSource(storePath: location.description, receiverURL: receiver.url, forwardURL: forward), open: { store }, replay: replay)
-        return ConsoleReceiver(received: received, receiver: receiver, store: store, temporaryFolder: temporaryFolder)
+        return ConsoleReceiver(received: received, receiver: receiver, store: store)
     }
 
     /// The Live pane opens the store when it first polls; a file not made yet is "nothing yet".
@@ -87,6 +86,5 @@ struct ConsoleReceiver {
         _ = await receiver?.stop()
         await received.close()
         try? await store?.close()
-        if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
     }
 }

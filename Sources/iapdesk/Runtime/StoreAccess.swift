@@ -2,19 +2,12 @@ import Foundation
 import PostgresStore
 import WebhookStore
 
-/// The store a command works on, and the folder to remove afterwards when it was made for this run.
+/// The store a command works on.
 struct ResolvedStore {
     let location: StoreLocation
-    let temporaryFolder: String?
 
     /// Where outcomes are said to be recorded.
-    var recordedIn: String {
-        temporaryFolder == nil ? location.description : "the demo's store of this run (gone when the command ends; --store PATH keeps one)"
-    }
-
-    func remove() {
-        if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
-    }
+    var recordedIn: String { location.description }
 }
 
 /// Opens the store, a file or a team's server, with the command line's errors.
@@ -61,31 +54,18 @@ enum StoreAccess {
         return "Check the server, user, database and password of the store's URL (the password may also come from PGPASSWORD); docs/team.md."
     }
 
-    /// The store named by the options (else the profile's); with --demo and no --store, a store of
-    /// this run holding what the demo's history would have delivered (as `iapdesk demo` starts),
-    /// so the demo shows every kind of gap and never touches the real store.
+    /// The store named by the options (else the profile's); with --demo and no --store, the demo's
+    /// own store in its state folder, shared by every --demo command and `iapdesk demo`, holding
+    /// from the start what the demo's history would have delivered: the demo shows every kind of
+    /// gap and never touches the real store.
     static func resolve(_ options: StoreOptions, session: Session) async throws -> ResolvedStore {
         // Only --store takes the demo elsewhere: IAPDESK_STORE may name a team's store, which the
         // demo's made-up notifications must never reach.
         guard let demo = session.demo, options.store == nil else {
             let profileStore = session.demo == nil ? session.profile.store : nil
-            return ResolvedStore(location: try options.location(profileStore: profileStore), temporaryFolder: nil)
+            return ResolvedStore(location: try options.location(profileStore: profileStore))
         }
-        let folder = NSTemporaryDirectory() + "iapdesk-demo-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let path = folder + "/notifications.sqlite"
-        let resolved = ResolvedStore(location: .file(path: path), temporaryFolder: folder)
-        do {
-            let store = try await SQLiteNotificationStore.open(path: path)
-            defer { Task { try? await store.close() } }
-            if let verifier = session.verifier {
-                try await DemoArrivals.seed(demo, store: store, verifier: verifier)
-            }
-            try await store.close()
-        } catch {
-            resolved.remove()
-            throw CLIError("The demo's notification store cannot be made: \(error).", status: .failure)
-        }
-        return resolved
+        return ResolvedStore(location: try await DemoStore.prepare(demo, verifier: session.verifier))
     }
 
     /// Runs `body` with the store open, closing it however `body` ends.
