@@ -1,9 +1,13 @@
 import Synchronization
 
-/// How long a write to a store may take before its caller is told it failed: the receiver answers
-/// 503 then, well before Apple gives up on the request (docs/webhooks.md, "When the store is down").
+/// How long a write to a store may take before its caller is told it failed.
 public enum WriteDeadline {
+    /// The receiver's: it answers 503 then, well before Apple gives up on the request
+    /// (docs/webhooks.md, "When the store is down").
     public static let standard: Duration = .seconds(3)
+    /// A store's own, for callers that answer nobody (the console, `recover`, tests): enough for a
+    /// loaded machine, and a server gone silent is still said as such.
+    public static let store: Duration = .seconds(10)
 }
 
 /// The store did not answer within the deadline.
