@@ -33,6 +33,10 @@ public final class NotificationReceiver: Sendable {
         public var readTimeout: Duration = .seconds(10)
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
+        /// How long a write to the store may take: past it the request is answered 503 at once.
+        public var storeDeadline: Duration = WriteDeadline.standard
+        /// Told when the store's writes begin to fail (with why) and when one succeeds again.
+        public var onStoreHealth: @Sendable (StoreHealthEvent) -> Void = { _ in }
         /// Where each stored notification is sent on to, and whether its answer is the sender's.
         public var forward: ForwardConfiguration?
         /// HTTPS with this certificate chain and key (PEM files); plain HTTP when nil.
