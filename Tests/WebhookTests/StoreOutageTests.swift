@@ -90,6 +90,73 @@ import WebhookStore
         await server.remove()
     }
 
+    /// A stop while writes are stuck on a frozen server cuts them off at the drain timeout (plus the
+    /// second it may take) and says how many were cut off.
+    @Test func aStopWhileWritesAreStuckOnTheServerKeepsTheDrainTimeout() async throws {
+        let server = try await OwnPostgres.start()
+        let store = try await PostgresNotificationStore.open(server.address, writeDeadline: .seconds(120))
+        let bench = try await ReceiverBench.start(store: { _ in store }, configure: { configuration in
+            configuration.storeDeadline = .seconds(120)
+            configuration.drainTimeout = .seconds(1)
+        })
+        #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 200)
+        try await server.freeze()
+        let bodies = try (0..<4).map { _ in Notifications.body(try bench.notifications.payload()) }
+        let posting = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for body in bodies { group.addTask { (try? await bench.post(body).status) ?? 0 } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        // Every request is in the store's write, one of them sent to the server that does not read it.
+        #expect(try await until { bench.receiver.inFlight == 4 && server.unreadBytes() > 0 })
+        let stopping = ContinuousClock.now
+        let drained = await bench.receiver.stop()
+        let took = ContinuousClock.now - stopping
+        print("stop while stuck: \(WriteDeadline.words(took)) with --drain-timeout 1 s, \(bench.receiver.cutOff) cut off")
+        #expect(!drained)
+        #expect(took < bench.receiver.configuration.drainTimeout + .seconds(1))
+        #expect(bench.receiver.cutOff == 4)
+        #expect(await posting.value.allSatisfy { $0 != 200 })
+        try await server.thaw()
+        await bench.stop()
+        await server.remove()
+    }
+
+    /// `iapdesk listen` with writes stuck on a frozen server: SIGTERM exits within --drain-timeout
+    /// and a second, saying how many requests were cut off unanswered.
+    @Test func listenExitsWithinTheDrainTimeoutOnSIGTERMWhileStuckOnTheServer() async throws {
+        let server = try await OwnPostgres.start()
+        let folder = try TemporaryFolder()
+        let demo = try await DemoServer.start()
+        let (running, url) = try await ListenProcessTests().listen(
+            folder: folder, demo: demo, store: server.url, extra: ["--store-deadline", "60", "--drain-timeout", "1"])
+        let notifications = Notifications(demo: demo)
+        #expect(try await Poster.post(Notifications.body(try notifications.payload()), to: url).status == 200)
+        try await server.freeze()
+        let bodies = try (0..<3).map { _ in Notifications.body(try notifications.payload()) }
+        let posting = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for body in bodies { group.addTask { (try? await Poster.post(body, to: url).status) ?? 0 } }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+        #expect(try await until { server.unreadBytes() > 0 })
+        let signalled = ContinuousClock.now
+        running.signal(SIGTERM)
+        let status = try await running.exitStatus(seconds: 60)
+        let took = ContinuousClock.now - signalled
+        print("listen on a frozen server: SIGTERM to exit \(WriteDeadline.words(took)) with --drain-timeout 1")
+        #expect(status == 0)
+        #expect(took < .seconds(2))
+        #expect(running.stderr.contains("cut off unanswered"), "\(running.stderr)")
+        #expect(await posting.value.allSatisfy { $0 != 200 })
+        try await server.thaw()
+        await demo.stop()
+        await server.remove()
+        folder.remove()
+    }
+
     /// The outage's two lines and /healthz, with a store made to fail: only the first write of the
     /// outage reaches the store, the others are answered 503 without trying.
     @Test func theOutageIsToldOnceWithItsCauseAndOnceWhenItEndsAndHealthzFollowsIt() async throws {

@@ -200,10 +200,14 @@ struct ListenCommand: AsyncParsableCommand {
             }
             await ShutdownSignal.wait()
             output.note("Stopping: finishing requests in flight.")
+            let stopping = ContinuousClock.now
             let drained = await receiver.stop()
-            try? await store.close()
+            // A store stuck on its server must not hold the exit past the drain timeout's second.
+            let left = stopping + configuration.drainTimeout + .milliseconds(900) - ContinuousClock.now
+            try? await withinDeadline(max(left, .milliseconds(150))) { try await store.close() }
             await session?.close()
-            output.note(output.summary + (drained ? "" : " Some requests in flight were cut off after \(Int(drainTimeout)) s: they were not answered 200."))
+            let cutOff = receiver.cutOff
+            output.note(output.summary + (drained ? "" : " \(cutOff) request\(cutOff == 1 ? " was" : "s were") cut off unanswered after --drain-timeout \(WriteDeadline.words(configuration.drainTimeout)): not answered 200, so Apple sends \(cutOff == 1 ? "it" : "them") again."))
         }
     }
 
