@@ -3,12 +3,16 @@
 # its own, starts it on a loopback port unless it runs already, and prints its URL; `stop` stops it;
 # `url` prints the URL. The tests run `start` themselves when IAPDESK_TEST_POSTGRES_URL is not set;
 # each test makes a database of its own on it and drops it afterwards.
+# Tests of outages run a server of their own, giving its folder and port after the command:
+# `start FOLDER PORT`, `stop FOLDER PORT` (connections are cut), `freeze FOLDER PORT` (the server and
+# its connections stop answering, as a hung host does, until `thaw FOLDER PORT`), `remove FOLDER PORT`
+# (stops it and deletes the folder).
 #   IAPDESK_TEST_POSTGRES_DIR  (default /tmp/iapdesk-test-postgres-UID)
 #   IAPDESK_TEST_POSTGRES_PORT (default 54329)
 set -euo pipefail
 
-folder=${IAPDESK_TEST_POSTGRES_DIR:-/tmp/iapdesk-test-postgres-$(id -u)}
-port=${IAPDESK_TEST_POSTGRES_PORT:-54329}
+folder=${2:-${IAPDESK_TEST_POSTGRES_DIR:-/tmp/iapdesk-test-postgres-$(id -u)}}
+port=${3:-${IAPDESK_TEST_POSTGRES_PORT:-54329}}
 url="postgres://iapdesk@127.0.0.1:${port}/postgres"
 
 server_bin() {
@@ -71,9 +75,41 @@ stop() {
     fi
 }
 
+# The server's processes: the postmaster (first line of postmaster.pid) and its children, by pid.
+server_pids() {
+    local main
+    main=$(head -1 "$folder/data/postmaster.pid" 2>/dev/null || true)
+    [[ -n "$main" ]] || return 0
+    echo "$main"
+    ps -o pid= --ppid "$main" || true
+}
+
+# SIGSTOP or SIGCONT to the postmaster first, so that it forks nothing new meanwhile, then to its children.
+signal_server() {
+    local pid
+    for pid in $(server_pids); do
+        kill "-$1" "$pid" 2>/dev/null || true
+    done
+}
+
+remove() {
+    signal_server CONT
+    stop
+    rm -rf "$folder"
+}
+
+# Only a server named by its folder and port may be frozen or removed: never the shared one by default.
+if [[ "${1:-}" =~ ^(freeze|thaw|remove)$ && ( -z "${2:-}" || -z "${3:-}" ) ]]; then
+    echo "usage: $0 $1 FOLDER PORT" >&2
+    exit 2
+fi
+
 case "${1:-start}" in
     start) start ;;
     stop) stop ;;
+    freeze) signal_server STOP ;;
+    thaw) signal_server CONT ;;
+    remove) remove ;;
     url) echo "$url" ;;
-    *) echo "usage: $0 [start|stop|url]" >&2; exit 2 ;;
+    *) echo "usage: $0 [start|stop|freeze|thaw|remove|url] [FOLDER PORT]" >&2; exit 2 ;;
 esac

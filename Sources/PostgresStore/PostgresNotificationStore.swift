@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import WebhookStore
 
 /// A team's store on a PostgreSQL server: several agents read it and several `iapdesk listen`
@@ -10,9 +11,13 @@ import WebhookStore
 /// process share a transaction, as in the SQLite store.
 public final class PostgresNotificationStore: NotificationStore {
     public let address: PostgresAddress
-    let client: PostgresClient
-    private let runner: Task<Void, Never>
-    private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
+    private let pool: Mutex<Pool>
+    private let poolConfiguration: PostgresClient.Configuration
+    /// How long a write may take before its caller is told it failed.
+    public let writeDeadline: Duration
+    private let recorder: GroupCommit<NotificationDelivery, RecordOutcome>
+    /// Calls abandoned at their deadline since the pool was last made.
+    private let abandonedSinceNewPool = Mutex(0)
     static let logger = Logger(label: "iapdesk.store.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// The URL shown for this store (no password).
@@ -20,9 +25,9 @@ public final class PostgresNotificationStore: NotificationStore {
 
     /// Connects, brings the schema up to date (up to `schemaVersion` only when given: tests of the
     /// migrations make older databases with it) and opens a pool of `connections`.
-    public static func open(_ address: PostgresAddress, schemaVersion: Int? = nil, connections: Int = 8) async throws
-        -> PostgresNotificationStore
-    {
+    public static func open(
+        _ address: PostgresAddress, schemaVersion: Int? = nil, connections: Int = 8, writeDeadline: Duration = WriteDeadline.store
+    ) async throws -> PostgresNotificationStore {
         do {
             let configuration = try PostgresConnectionSettings.connection(address)
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
@@ -38,17 +43,34 @@ public final class PostgresNotificationStore: NotificationStore {
         } catch {
             throw NotificationStoreError.unwritable(path: address.redacted, reason: PostgresConnectionSettings.describe(error))
         }
-        let client = PostgresClient(configuration: PostgresConnectionSettings.pool(address, connections: connections), backgroundLogger: logger)
-        return PostgresNotificationStore(address: address, client: client)
+        return PostgresNotificationStore(
+            address: address, poolConfiguration: PostgresConnectionSettings.pool(address, connections: connections), writeDeadline: writeDeadline)
     }
 
-    private init(address: PostgresAddress, client: PostgresClient) {
+    private init(address: PostgresAddress, poolConfiguration: PostgresClient.Configuration, writeDeadline: Duration) {
         self.address = address
-        self.client = client
-        runner = Task { await client.run() }
+        self.poolConfiguration = poolConfiguration
+        self.writeDeadline = writeDeadline
+        recorder = GroupCommit(deadline: writeDeadline)
+        pool = Mutex(Pool(poolConfiguration))
     }
 
-    deinit { runner.cancel() }
+    deinit { pool.withLock { $0.runner.cancel() } }
+
+    /// A pool of connections and the task that runs it.
+    private struct Pool {
+        let client: PostgresClient
+        let runner: Task<Void, Never>
+        var closed = false
+
+        init(_ configuration: PostgresClient.Configuration) {
+            let client = PostgresClient(configuration: configuration, backgroundLogger: PostgresNotificationStore.logger)
+            self.client = client
+            runner = Task { await client.run() }
+        }
+    }
+
+    var client: PostgresClient { pool.withLock { $0.client } }
 
     /// The schema version the database holds.
     public func schemaVersion() async throws -> Int {
@@ -73,6 +95,17 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
+    /// Whether a write would succeed now: the server answers within the write deadline and the role may write.
+    public func checkWritable() async throws {
+        let allowed = try await run(within: writeDeadline) {
+            let rows = try await self.client.query(
+                "SELECT has_table_privilege('notifications', 'INSERT') AND has_table_privilege('deliveries', 'INSERT')", logger: Self.logger)
+            for try await allowed in rows.decode(Bool.self) { return allowed }
+            return false
+        }
+        guard allowed else { throw NotificationStoreError.unwritable(path: address.redacted, reason: "the role \(address.username) may not write") }
+    }
+
     /// Marks the database as made by another schema version (tests of the version check).
     public func setSchemaVersionForTesting(_ version: Int) async throws {
         try await run { _ = try await self.client.query("UPDATE iapdesk_schema SET version = \(version)") }
@@ -81,14 +114,18 @@ public final class PostgresNotificationStore: NotificationStore {
     // MARK: Writes
 
     public func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome {
-        try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
+        do {
+            return try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
+        } catch {
+            throw storeError(error)
+        }
     }
 
     /// One transaction for a batch, each delivery in a savepoint of its own: one that fails is rolled
     /// back alone and its caller gets the error; the others are committed together.
     private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
         do {
-            return try await run { try await self.writeBatch(deliveries) }
+            return try await run(within: writeDeadline) { try await self.writeBatch(deliveries) }
         } catch {
             // The commit itself failed, or the server did not answer: nothing of the batch is known
             // to be stored, so every caller answers 503 and Apple retries.
@@ -166,7 +203,7 @@ public final class PostgresNotificationStore: NotificationStore {
     }
 
     public func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws {
-        try await run {
+        try await run(within: writeDeadline) {
             try await self.client.withTransaction(logger: Self.logger) { connection in
                 let rows = try await connection.query(
                     """
@@ -191,7 +228,7 @@ public final class PostgresNotificationStore: NotificationStore {
 
     @discardableResult
     public func quarantine(_ body: RefusedDelivery) async throws -> Int64 {
-        try await run {
+        try await run(within: writeDeadline) {
             try await self.client.withTransaction(logger: Self.logger) { connection in
                 try await Self.lockArrivals(connection)
                 let rows = try await connection.query(
@@ -316,6 +353,10 @@ public final class PostgresNotificationStore: NotificationStore {
     }
 
     public func close() async throws {
+        let runner = pool.withLock { pool in
+            pool.closed = true
+            return pool.runner
+        }
         runner.cancel()
         await runner.value
     }
@@ -333,28 +374,43 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    /// Runs `body` within `seconds`, turning the driver's errors (whose own text hides everything)
+    /// Runs `body` within `deadline`, turning the driver's errors (whose own text hides everything)
     /// into the store's. A server that stops answering (down, unreachable, a dropped database) is
-    /// said as such at once rather than after the pool's own minute of retries: the receiver then
-    /// answers 503 and Apple retries, which stores the notification once when the server is back.
-    func run<T: Sendable>(seconds: Double = PostgresNotificationStore.queryDeadline, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    /// said as such at the deadline rather than after the pool's own minute of retries: the receiver
+    /// then answers 503 and Apple retries, which stores the notification once when the server is back.
+    /// A call still running then is abandoned, never waited for (a query on a connection whose server
+    /// went silent ignores cancellation); when calls keep being abandoned, the pool is made anew.
+    func run<T: Sendable>(within deadline: Duration = .seconds(PostgresNotificationStore.queryDeadline), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(seconds))
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw NotificationStoreError.unwritable(path: address.redacted, reason: "the server did not answer within \(Int(seconds)) s")
-                }
-                return value
-            }
+            return try await withinDeadline(deadline) { try await body() }
+        } catch let error as DeadlinePassed {
+            discardPoolIfStuck()
+            throw NotificationStoreError.unwritable(path: address.redacted, reason: "the server did not answer within \(WriteDeadline.words(error.deadline))")
         } catch {
             throw storeError(error)
         }
     }
+
+    /// Calls abandoned at their deadline hold the pool's connections (or wait for one) until the
+    /// server answers or the connection breaks, which a silent server may never let happen: past
+    /// two of them the pool is closed, which fails them, and a new one takes the next calls.
+    private func discardPoolIfStuck() {
+        let renew = abandonedSinceNewPool.withLock { count -> Bool in
+            count += 1
+            guard count >= Self.abandonedCallsBeforeNewPool else { return false }
+            count = 0
+            return true
+        }
+        guard renew else { return }
+        let old = pool.withLock { pool -> Pool? in
+            guard !pool.closed else { return nil }
+            defer { pool = Pool(poolConfiguration) }
+            return pool
+        }
+        old?.runner.cancel()
+    }
+
+    static let abandonedCallsBeforeNewPool = 2
 
     /// How long one query or transaction may take before the server is said not to answer.
     public static let queryDeadline: Double = 10

@@ -11,6 +11,8 @@ struct DeliveryHandler: Sendable {
     let configuration: NotificationReceiver.Configuration
     let verifier: SignedDataVerifier
     let store: any NotificationStore
+    /// The same store, whose health /healthz tells.
+    let guarded: GuardedStore
     let onArrival: @Sendable (Arrival) -> Void
     let slots: Slots
     let deadlines = ReadDeadlines()
@@ -22,13 +24,15 @@ struct DeliveryHandler: Sendable {
     ) {
         self.configuration = configuration
         self.verifier = verifier
-        self.store = store
+        guarded = GuardedStore(store, deadline: configuration.storeDeadline, report: configuration.onStoreHealth)
+        self.store = guarded
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
         self.forwarder = configuration.forward.map(Forwarder.init)
     }
 
     func respond(to request: Request, remoteAddress: String?) async -> Response {
+        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return HealthCheck.answer(guarded) }
         guard request.uri.path == configuration.path else {
             return Self.error(.notFound, "Nothing here: notifications are POSTed to \(configuration.path).")
         }

@@ -33,6 +33,10 @@ public final class NotificationReceiver: Sendable {
         public var readTimeout: Duration = .seconds(10)
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
+        /// How long a write to the store may take: past it the request is answered 503 at once.
+        public var storeDeadline: Duration = WriteDeadline.standard
+        /// Told when the store's writes begin to fail (with why) and when one succeeds again.
+        public var onStoreHealth: @Sendable (StoreHealthEvent) -> Void = { _ in }
         /// Where each stored notification is sent on to, and whether its answer is the sender's.
         public var forward: ForwardConfiguration?
         /// HTTPS with this certificate chain and key (PEM files); plain HTTP when nil.
@@ -58,6 +62,7 @@ public final class NotificationReceiver: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let handler: DeliveryHandler
+    private let cutOffCount = Mutex(0)
 
     /// Binds the port and returns once the receiver accepts connections.
     public static func start(
@@ -138,25 +143,19 @@ public final class NotificationReceiver: Sendable {
     public func stop() async -> Bool {
         await group.triggerGracefulShutdown()
         let task = self.task
-        let drained = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                _ = try? await task.value
-                return true
-            }
-            group.addTask { [drainTimeout = configuration.drainTimeout] in
-                try? await Task.sleep(for: drainTimeout)
-                return false
-            }
-            let first = await group.next() ?? true
-            group.cancelAll()
-            return first
-        }
+        // Raced, not awaited in a task group: a group would wait for the server task however long it takes.
+        let drained = (try? await withinDeadline(configuration.drainTimeout) { _ = try? await task.value }) != nil
         if !drained {
+            cutOffCount.withLock { $0 = inFlight + waiting }
             task.cancel()
-            _ = try? await task.value
+            // A request stuck in a call that ignores cancellation must not hold the stop for ever.
+            try? await withinDeadline(.milliseconds(500)) { _ = try? await task.value }
         }
         return drained
     }
+
+    /// Requests still in flight when the last stop cut them off: none of them was answered 200.
+    public var cutOff: Int { cutOffCount.withLock { $0 } }
 
     /// Requests being handled right now.
     public var inFlight: Int { handler.slots.inUse }

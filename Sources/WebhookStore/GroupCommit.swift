@@ -2,7 +2,8 @@ import Synchronization
 
 /// Writes that arrive while one transaction commits wait and go together in the next one, so
 /// concurrent deliveries share one fsync instead of queueing for one each. Each caller returns only
-/// after the transaction holding its write has committed.
+/// after the transaction holding its write has committed, or failed, or (with a deadline) once the
+/// deadline has passed: then its write may still be committed later, and the caller must say it was not.
 public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     public typealias Commit = @Sendable ([Item]) async -> [Result<Output, any Error>]
 
@@ -13,10 +14,24 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let maxBatch: Int
+    private let deadline: Duration?
+    private let maxStuck: Int
+    private let stuck = AbandonedCalls()
 
-    public init(maxBatch: Int = 256) {
+    /// With a `deadline`, each caller returns within it whatever the commit does. A batch still
+    /// committing at its deadline is abandoned (it ends by itself, its results dropped) and the next
+    /// batch gets a fresh chance; while `maxStuck` abandoned commits still run, batches fail at once
+    /// instead of piling up more of them.
+    public init(maxBatch: Int = 256, deadline: Duration? = nil, maxStuck: Int = 2) {
         self.maxBatch = maxBatch
+        self.deadline = deadline
+        self.maxStuck = max(1, maxStuck)
     }
+
+    /// Abandoned commits that have not ended yet.
+    public var stuckCommits: Int { stuck.running }
+    /// Writes waiting for a commit to take them.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// `commit` writes a batch in one transaction and gives one result per item, in order. The
     /// caller that finds nobody committing starts a task that commits for everyone waiting, batch
@@ -32,27 +47,53 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             return true
         }
         if leads { Task(priority: .high) { await self.drain(commit) } }
-        return try await slot.value()
+        let timer = deadline.map { deadline in
+            Task {
+                guard (try? await Task.sleep(for: deadline)) != nil else { return }
+                slot.fill(.failure(GroupCommitError.timedOut(deadline)))
+            }
+        }
+        defer { timer?.cancel() }
+        return try await withTaskCancellationHandler {
+            try await slot.value()
+        } onCancel: {
+            slot.fill(.failure(CancellationError()))
+        }
     }
 
     /// Commits batches until nobody waits.
     private func drain(_ commit: @escaping Commit) async {
         while true {
             let batch = state.withLock { state -> [(item: Item, slot: Slot)] in
+                // A caller that gave up before its write was taken is not written.
+                state.waiting.removeAll { $0.slot.isFilled }
                 let taken = Array(state.waiting.prefix(maxBatch))
                 state.waiting.removeFirst(taken.count)
                 if taken.isEmpty { state.committing = false }
                 return taken
             }
             guard !batch.isEmpty else { return }
-            let results = await commit(batch.map(\.item))
+            let results = await commitOrGiveUp(batch.map(\.item), commit)
             for (index, waiting) in batch.enumerated() {
                 waiting.slot.fill(index < results.count ? results[index] : .failure(GroupCommitError.noResult))
             }
         }
     }
 
-    /// One caller's result, filled once by whoever commits its write.
+    private func commitOrGiveUp(_ items: [Item], _ commit: @escaping Commit) async -> [Result<Output, any Error>] {
+        let running = stuck.running
+        if running >= maxStuck { return items.map { _ in .failure(GroupCommitError.stuck(running)) } }
+        guard let deadline else { return await commit(items) }
+        do {
+            return try await withinDeadline(deadline, abandoned: stuck, onTimeout: { GroupCommitError.timedOut(deadline) }) {
+                await commit(items)
+            }
+        } catch {
+            return items.map { _ in .failure(error) }
+        }
+    }
+
+    /// One caller's result, filled once by whoever comes first: the commit of its write, its deadline or its cancellation.
     final class Slot: Sendable {
         private let state = Mutex<(result: Result<Output, any Error>?, continuation: CheckedContinuation<Output, any Error>?)>((nil, nil))
 
@@ -60,6 +101,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
         func fill(_ result: Result<Output, any Error>) {
             let waiting = state.withLock { state -> CheckedContinuation<Output, any Error>? in
+                guard state.result == nil else { return nil }
                 state.result = result
                 defer { state.continuation = nil }
                 return state.continuation
@@ -80,6 +122,18 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     }
 }
 
-enum GroupCommitError: Error {
+public enum GroupCommitError: Error, CustomStringConvertible, Equatable {
     case noResult
+    /// The write did not end within the deadline.
+    case timedOut(Duration)
+    /// Earlier writes still run past their deadline; none more is started until one ends.
+    case stuck(Int)
+
+    public var description: String {
+        switch self {
+        case .noResult: return "the write gave no result"
+        case .timedOut(let deadline): return "the write did not end within \(WriteDeadline.words(deadline))"
+        case .stuck(let count): return "\(count) earlier write\(count == 1 ? " is" : "s are") still stuck past the deadline"
+        }
+    }
 }

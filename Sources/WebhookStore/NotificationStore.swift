@@ -30,6 +30,14 @@ public protocol NotificationStore: Sendable {
     /// Every re-post of these notificationUUIDs, oldest first.
     func replays(uuids: Set<String>) async throws -> [StoredReplay]
     func close() async throws
+    /// Throws when a write would fail now, writing nothing: the receiver asks while the store is down,
+    /// to learn when to let writes through again.
+    func checkWritable() async throws
+}
+
+extension NotificationStore {
+    /// A store that cannot tell without writing says yes: the next write then tells.
+    public func checkWritable() async throws {}
 }
 
 /// One arrival of a notification that verified (or that the receiver chose to keep as such).

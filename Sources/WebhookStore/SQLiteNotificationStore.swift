@@ -15,7 +15,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
     /// on a shared pool two such waits would leave no thread for the connection that holds it.
     private let threadPool: NIOThreadPool
     let gate = SerialGate()
-    private let recorder = GroupCommit<NotificationDelivery, RecordOutcome>()
+    private let recorder: GroupCommit<NotificationDelivery, RecordOutcome>
 
     /// The schema, one step per version; `PRAGMA user_version` says how many have been applied.
     static let migrations: [[String]] = [
@@ -141,8 +141,11 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
     }
 
     /// Opens the store, creating the file (and its folder) when `create` is true, and brings its schema up to date
-    /// (up to `schemaVersion` only when given: tests of the migrations make older files with it).
-    public static func open(path: String, create: Bool = true, schemaVersion: Int? = nil) async throws -> SQLiteNotificationStore {
+    /// (up to `schemaVersion` only when given: tests of the migrations make older files with it). A
+    /// delivery's write fails once it has waited `writeDeadline`.
+    public static func open(
+        path: String, create: Bool = true, schemaVersion: Int? = nil, writeDeadline: Duration = WriteDeadline.store
+    ) async throws -> SQLiteNotificationStore {
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: path) {
             guard create else { throw NotificationStoreError.missing(path: path) }
@@ -176,7 +179,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
             try? await threadPool.shutdownGracefully()
             throw NotificationStoreError.unwritable(path: path, reason: "\(error)")
         }
-        let store = SQLiteNotificationStore(path: path, connection: connection, threadPool: threadPool)
+        let store = SQLiteNotificationStore(path: path, connection: connection, threadPool: threadPool, writeDeadline: writeDeadline)
         do {
             try await store.prepare(upTo: schemaVersion ?? migrations.count)
         } catch {
@@ -187,7 +190,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         return store
     }
 
-    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool) {
+    private init(path: String, connection: SQLiteConnection, threadPool: NIOThreadPool, writeDeadline: Duration) {
+        recorder = GroupCommit(deadline: writeDeadline)
         self.path = path
         self.connection = connection
         self.threadPool = threadPool
@@ -277,6 +281,15 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
 
     public func record(_ delivery: NotificationDelivery) async throws -> RecordOutcome {
         try await recorder.submit(delivery) { batch in await self.recordBatch(batch) }
+    }
+
+    /// The file can be locked for writing now (a full disk shows only in a write).
+    public func checkWritable() async throws {
+        do {
+            try await transaction {}
+        } catch {
+            throw NotificationStoreError.unwritable(path: path, reason: "\(error)")
+        }
     }
 
     /// One transaction for a batch of deliveries, written a table at a time (see insertAll). When

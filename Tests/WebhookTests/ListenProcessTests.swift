@@ -97,15 +97,16 @@ final class Locked<Value: Sendable>: Sendable {
         }
     }
 
-    /// `listen` on a free port trusting the demo's chain, through the profile flags any command takes.
-    func listen(folder: TemporaryFolder, demo: DemoServer, extra: [String] = []) async throws -> (Running, URL) {
+    /// `listen` on a free port trusting the demo's chain, through the profile flags any command takes;
+    /// its store deadline is a loaded machine's unless the test gives one.
+    func listen(folder: TemporaryFolder, demo: DemoServer, store: String? = nil, extra: [String] = []) async throws -> (Running, URL) {
         let root = folder.url.appendingPathComponent("demo-root.der")
         if !FileManager.default.fileExists(atPath: root.path) { try demo.rootCertificateDER.write(to: root) }
         let running = try Running(
             [
-                "listen", "--address", "127.0.0.1:0", "--store", folder.storePath, "--bundle-id", DemoServer.bundleId,
+                "listen", "--address", "127.0.0.1:0", "--store", store ?? folder.storePath, "--bundle-id", DemoServer.bundleId,
                 "--environment", "Production", "--app-apple-id", String(DemoServer.appAppleId), "--root-cert", root.path, "--json",
-            ] + extra, folder: folder)
+            ] + (extra.contains("--store-deadline") ? [] : ["--store-deadline", "60"]) + extra, folder: folder)
         let url = try await running.waitFor { output -> URL? in
             for line in output.split(separator: "\n") {
                 if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

@@ -32,7 +32,7 @@ enum TestPostgres {
         if let given = environment["IAPDESK_TEST_POSTGRES_URL"], !given.isEmpty {
             url = given
         } else {
-            url = try await runScript()
+            url = try await script(["start"])
         }
         do {
             return try PostgresAddress(parsing: url)
@@ -41,12 +41,12 @@ enum TestPostgres {
         }
     }
 
-    /// Runs scripts/test-postgres.sh start without holding a thread of the test pool.
-    private static func runScript() async throws -> String {
+    /// Runs scripts/test-postgres.sh with `arguments` without holding a thread of the test pool; what it printed.
+    static func script(_ arguments: [String]) async throws -> String {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root.appendingPathComponent("scripts/test-postgres.sh").path, "start"]
+        process.arguments = [root.appendingPathComponent("scripts/test-postgres.sh").path] + arguments
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -90,6 +90,8 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests handled at once; the others wait.") var maxConcurrent: Int = 64
     @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds")) var readTimeout: Double = 10
     @Option(name: .long, help: ArgumentHelp("Seconds a stop waits for requests in flight.", valueName: "seconds")) var drainTimeout: Double = 10
+    @Option(name: .long, help: ArgumentHelp("Seconds a write to the store may take before the request is answered 503.", valueName: "seconds"))
+    var storeDeadline: Double = 3
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
     @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
     @OptionGroup var global: GlobalOptions
@@ -110,6 +112,9 @@ struct ListenCommand: AsyncParsableCommand {
         guard (1...4096).contains(maxConcurrent) else { throw ValidationError("--max-concurrent must be 1 to 4096.") }
         for (name, value) in [("--read-timeout", readTimeout), ("--drain-timeout", drainTimeout)] {
             guard value.isFinite, value > 0, value <= 3600 else { throw ValidationError("\(name) must be more than 0 and at most 3600 seconds.") }
+        }
+        guard storeDeadline.isFinite, storeDeadline >= 0.1, storeDeadline <= 60 else {
+            throw ValidationError("--store-deadline must be 0.1 to 60 seconds.")
         }
     }
 
@@ -157,7 +162,7 @@ struct ListenCommand: AsyncParsableCommand {
                 } else {
                     location = try storeOptions.location(profileStore: session?.demo == nil ? try Self.profile(global).store : nil)
                 }
-                store = try await StoreAccess.open(location)
+                store = try await StoreAccess.open(location, writeDeadline: .milliseconds(Int64(storeDeadline * 1000)))
             } catch {
                 await session?.close()
                 throw error
@@ -169,13 +174,15 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxConcurrentRequests = maxConcurrent
             configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
+            configuration.storeDeadline = .milliseconds(Int64(storeDeadline * 1000))
+            let output = ArrivalPrinter(json: global.json, quiet: quiet)
+            configuration.onStoreHealth = { [shown = location.description] in output.storeHealth($0, store: shown) }
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
             }
             if let tlsCert, let tlsKey {
                 configuration.tls = NotificationReceiver.TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
             }
-            let output = ArrivalPrinter(json: global.json, quiet: quiet)
             let receiver: NotificationReceiver
             do {
                 receiver = try await NotificationReceiver.start(configuration, verifier: verifier, store: store) { output.print($0) }
@@ -199,10 +206,14 @@ struct ListenCommand: AsyncParsableCommand {
             }
             await ShutdownSignal.wait()
             output.note("Stopping: finishing requests in flight.")
+            let stopping = ContinuousClock.now
             let drained = await receiver.stop()
-            try? await store.close()
+            // A store stuck on its server must not hold the exit past the drain timeout's second.
+            let left = stopping + configuration.drainTimeout + .milliseconds(900) - ContinuousClock.now
+            try? await withinDeadline(max(left, .milliseconds(150))) { try await store.close() }
             await session?.close()
-            output.note(output.summary + (drained ? "" : " Some requests in flight were cut off after \(Int(drainTimeout)) s: they were not answered 200."))
+            let cutOff = receiver.cutOff
+            output.note(output.summary + (drained ? "" : " \(cutOff) request\(cutOff == 1 ? " was" : "s were") cut off unanswered after --drain-timeout \(WriteDeadline.words(configuration.drainTimeout)): not answered 200, so Apple sends \(cutOff == 1 ? "it" : "them") again."))
         }
     }
 
@@ -269,6 +280,17 @@ final class ArrivalPrinter: Sendable {
             write(JSONLine.render(["listening": url.absoluteString, "store": store, "environment": environment, "bundleId": bundleId]))
         } else {
             write("Listening on \(url.absoluteString) for \(bundleId) in \(environment). Storing in \(store). Ctrl-C stops.")
+        }
+    }
+
+    /// The store's outage, said once when writes begin to fail and once when one succeeds again.
+    func storeHealth(_ event: StoreHealthEvent, store: String) {
+        switch event {
+        case .down(let cause):
+            let why = cause.hasSuffix(".") ? String(cause.dropLast()) : cause
+            note("Store down: \(store): \(why). Answering 503 at once until it can be written (Apple sends again); /healthz answers 503 meanwhile.")
+        case .up(let lasted, let refused):
+            note("Store back: \(store) was written again after \(WriteDeadline.words(lasted)) down; \(refused) request\(refused == 1 ? " was" : "s were") answered 503 at once meanwhile.")
         }
     }
 

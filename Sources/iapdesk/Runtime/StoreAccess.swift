@@ -14,12 +14,12 @@ struct ResolvedStore {
 enum StoreAccess {
     /// Opens the store, making it (the file, or the tables on the server) when it is new: for the
     /// receivers, which are the first to write.
-    static func open(_ location: StoreLocation) async throws -> any NotificationStore {
+    static func open(_ location: StoreLocation, writeDeadline: Duration = WriteDeadline.store) async throws -> any NotificationStore {
         do {
             switch location {
-            case .file(let path): return try await SQLiteNotificationStore.open(path: path)
+            case .file(let path): return try await SQLiteNotificationStore.open(path: path, writeDeadline: writeDeadline)
             case .postgres(let address):
-                let store = try await PostgresNotificationStore.open(address)
+                let store = try await PostgresNotificationStore.open(address, writeDeadline: writeDeadline)
                 guard try await store.receiverMayWrite() else {
                     try? await store.close()
                     throw CLIError(
