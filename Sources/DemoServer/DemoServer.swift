@@ -68,9 +68,19 @@ public final class DemoServer: Sendable {
         Credentials(issuerId: Self.issuerId, keyId: Self.keyId, bundleId: Self.bundleId, signingKey: SigningKey(signingKey))
     }
 
+    /// Where this process's notifications go, unless a receiver shared one (`shareWebhook`).
     public var webhookURL: URL? {
         get { store.webhook }
         set { store.webhook = newValue }
+    }
+
+    /// Makes `url` where every demo process on this state folder sends its notifications, as the
+    /// URL set in App Store Connect is for every server of Apple's: a `test-notification --demo`
+    /// in one shell reaches the `listen --demo` of another. It stays after the receiver stops (its
+    /// deliveries then fail, as to an endpoint that is down) until another is shared or the demo
+    /// is reset. Without kept state it is this process's alone.
+    public func shareWebhook(_ url: URL) {
+        store.shareWebhook(url)
     }
 
     /// Every JWS served so far (answers and deliveries), in order, when the configuration asked to
@@ -105,8 +115,9 @@ public final class DemoServer: Sendable {
         }
         var dataset = DemoDataset.build(anchor: anchor, signer: authority.signer, seed: configuration.seed)
         var kept: DemoKeptState?
+        var journalEnd = UInt64(0)
         if let opened {
-            let read: (entries: [DemoJournalEntry], skipped: [DemoJournal.Skipped])
+            let read: (entries: [DemoJournalEntry], skipped: [DemoJournal.Skipped], end: UInt64)
             do {
                 read = try opened.journal.read()
             } catch {
@@ -114,6 +125,7 @@ public final class DemoServer: Sendable {
                 throw error
             }
             for entry in read.entries { dataset[entry.environment].apply(entry) }
+            journalEnd = read.end
             kept = DemoKeptState(
                 path: configuration.stateFolder ?? "", anchor: anchor, replayed: read.entries.count,
                 skipped: read.skipped.map { ($0.line, $0.reason) }, journalPath: opened.journal.path)
@@ -121,7 +133,7 @@ public final class DemoServer: Sendable {
         let store = DemoStore(
             dataset: dataset, signer: authority.signer, webhookURL: configuration.webhookURL,
             corruptSignatures: configuration.faults.badSignatures, recordsServed: configuration.recordsServedSignatures,
-            journal: opened?.journal, clock: { Date() })
+            journal: opened?.journal, journalOffset: journalEnd, clock: { Date() })
         let key = configuration.signingKey ?? P256.Signing.PrivateKey()
         let authenticator = await RequestAuthenticator(
             publicKey: try ES256PublicKey(backing: key.publicKey), keyId: keyId, issuerId: issuerId, bundleId: DemoCatalog.bundleId)

@@ -16,14 +16,19 @@ final class DemoStore: Sendable {
     private let servedLog: Mutex<[String]>?
     /// Where accepted writes are kept when the demo keeps its state between runs.
     let journal: DemoJournal?
+    /// How far this process has read the journal, and the lines it appended itself (already applied).
+    private let journalRead: Mutex<(offset: UInt64, own: Set<UInt64>)>
+    /// The journal's write lock while a write runs: its line is appended through it.
+    private let heldJournal = Mutex<LockedFile?>(nil)
     /// Deliveries still on their way (a process that keeps its state lets them land before it ends).
     let deliveries = Mutex<[UUID: Task<Void, Never>]>([:])
 
     init(
         dataset: DemoDataset, signer: JWSSigner, webhookURL: URL?, corruptSignatures: Bool = false, recordsServed: Bool = false,
-        journal: DemoJournal? = nil, clock: @escaping @Sendable () -> Date
+        journal: DemoJournal? = nil, journalOffset: UInt64 = 0, clock: @escaping @Sendable () -> Date
     ) {
         self.journal = journal
+        self.journalRead = Mutex((journalOffset, []))
         self.state = Mutex(dataset)
         self.corruptSignatures = corruptSignatures
         self.servedLog = recordsServed ? Mutex([]) : nil
@@ -33,19 +38,64 @@ final class DemoStore: Sendable {
     }
 
     var webhook: URL? {
-        get { webhookURL.withLock { $0 } }
+        get {
+            if let path = sharedWebhookPath, let text = try? String(contentsOfFile: path, encoding: .utf8),
+               let url = URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines)), url.scheme != nil {
+                return url
+            }
+            return webhookURL.withLock { $0 }
+        }
         set { webhookURL.withLock { $0 = newValue } }
     }
 
-    func read<T>(_ environment: AppStoreEnvironment, _ body: (DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
-        try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in try body(dataset[environment]) }
+    /// The file in the state folder naming the receiver every demo process sends to.
+    private var sharedWebhookPath: String? {
+        journal.map { ($0.path as NSString).deletingLastPathComponent + "/webhook-url" }
     }
 
-    func write<T>(_ environment: AppStoreEnvironment, _ body: (inout DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
+    func shareWebhook(_ url: URL) {
+        webhookURL.withLock { $0 = url }
+        guard let path = sharedWebhookPath else { return }
+        try? Data((url.absoluteString + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// Every demo process on one state folder is one App Store Server: each request first applies
+    /// what the others journaled since, so a write made by one (an extension, a notification) is
+    /// what the next request to any of them sees.
+    func read<T>(_ environment: AppStoreEnvironment, _ body: (DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
         try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in
+            catchUp(&dataset, through: nil)
+            return try body(dataset[environment])
+        }
+    }
+
+    /// A write holds the journal for writing from before it reads until its line is kept, so two
+    /// processes' writes are checked one after the other (the second sees the first's extension).
+    func write<T>(_ environment: AppStoreEnvironment, _ body: (inout DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
+        let held = journal.flatMap { (try? $0.lockForWriting()) ?? nil }
+        defer { held?.close() }
+        return try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in
+            catchUp(&dataset, through: held)
+            heldJournal.withLock { $0 = held }
+            defer { heldJournal.withLock { $0 = nil } }
             var data = dataset[environment]
             defer { dataset[environment] = data }
             return try body(&data)
+        }
+    }
+
+    /// Applies the lines other processes appended since this one last read.
+    private func catchUp(_ dataset: inout DemoDataset, through held: LockedFile?) {
+        guard let journal else { return }
+        let offset = journalRead.withLock { $0.offset }
+        guard held != nil || journal.size() > offset else { return }
+        let read = journal.lines(after: offset, through: held)
+        guard read.end > offset else { return }
+        let own = journalRead.withLock { $0.own }
+        for line in read.lines where !own.contains(line.start) { dataset[line.entry.environment].apply(line.entry) }
+        journalRead.withLock { state in
+            state.offset = max(state.offset, read.end)
+            state.own = state.own.filter { $0 >= state.offset }
         }
     }
 
@@ -54,7 +104,9 @@ final class DemoStore: Sendable {
     func keep(_ entry: DemoJournalEntry) throws(DemoAPIError) {
         guard let journal else { return }
         do {
-            try journal.append(entry)
+            let start = try journal.append(entry, through: heldJournal.withLock { $0 })
+            // Applied by the write itself: this process skips its own line when it catches up.
+            journalRead.withLock { _ = $0.own.insert(start) }
         } catch {
             throw DemoAPIError(5_000_000, "An unknown error occurred. (The demo could not keep this write: \(error))")
         }

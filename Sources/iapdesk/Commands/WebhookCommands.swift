@@ -194,7 +194,8 @@ struct ListenCommand: AsyncParsableCommand {
                 }
                 throw CLIError("\(error)", hint: "Choose another --address (port 0 picks a free one).", status: .configuration)
             }
-            if let demo = session?.demo { demo.webhookURL = receiver.url }
+            // Every --demo process now sends here: a test-notification in another shell arrives.
+            if let demo = session?.demo { demo.shareWebhook(receiver.url) }
             output.banner(url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
             if sendTest, let session {
                 do {

@@ -25,7 +25,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         if let url = receiver.receiver?.url, let demo = session.demo {
-            demo.webhookURL = url
+            demo.shareWebhook(url)
             demo.injectDeliveryFaults(DeliveryFault.walkthrough)
         }
         return receiver

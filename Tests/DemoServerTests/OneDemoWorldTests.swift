@@ -1,0 +1,66 @@
+import AppStoreServerAPI
+import DemoServer
+import Foundation
+import Testing
+
+/// Two demo processes on one state folder (here two servers in one test) are one App Store Server:
+/// what one accepts, the other serves at its next request, and Apple's limits count both.
+@Suite struct OneDemoWorldTests {
+    static let subscription = "2000000400000044"
+
+    static func extend(_ server: DemoServer, _ identifier: String) async throws -> ExtendRenewalDateResponse {
+        try await server.makeClient().extendSubscriptionRenewalDate(
+            originalTransactionId: subscription,
+            request: ExtendRenewalDateRequest(extendByDays: 7, extendReasonCode: .customerSatisfaction, requestIdentifier: identifier))
+    }
+
+    static func expiry(_ server: DemoServer) async throws -> Date? {
+        let statuses = try await server.makeClient().getAllSubscriptionStatuses(anyTransactionId: subscription)
+        let jws = try #require(statuses.data?.first?.lastTransactions?.first { $0.originalTransactionId == subscription }?.signedTransactionInfo)
+        return await (try server.makeVerifier()).verifyTransaction(jws).verifiedPayload?.expiresDate
+    }
+
+    @Test func writesOfOneAreReadByTheOtherAndTheYearlyLimitCountsBoth() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-world-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DemoServer.Configuration()
+        configuration.stateFolder = folder
+        let a = try await DemoServer.start(configuration)
+        let b = try await DemoServer.start(configuration)
+        defer { Task { await a.stop(); await b.stop() } }
+        let before = try #require(try await Self.expiry(b))
+
+        let first = try await Self.extend(a, "world-1")
+        #expect(try await Self.expiry(b) == first.effectiveDate, "B serves the date A's extension made")
+        #expect(first.effectiveDate == before.addingTimeInterval(7 * 86_400))
+        let second = try await Self.extend(b, "world-2")
+        #expect(second.effectiveDate == before.addingTimeInterval(14 * 86_400), "B extends from A's date, not its own")
+        // A third, through either, is Apple's 4030005.
+        do {
+            _ = try await Self.extend(a, "world-3")
+            Issue.record("a third extension within 365 days went through")
+        } catch {
+            guard case .server(let failure)? = error as? APIError else { Issue.record("\(error)"); return }
+            #expect(failure.code == .subscriptionMaxExtension)
+        }
+        // Both extensions' notifications are in either's history.
+        var request = NotificationHistoryRequest(startDate: before.addingTimeInterval(-30 * 86_400), endDate: Date().addingTimeInterval(60))
+        request.notificationType = .renewalExtended
+        let seenByA = try await a.makeClient().getNotificationHistory(paginationToken: nil, request: request).notificationHistory ?? []
+        #expect(seenByA.count >= 2)
+    }
+
+    @Test func aSharedWebhookIsWhereEveryProcessSends() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-world-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DemoServer.Configuration()
+        configuration.stateFolder = folder
+        let listening = try await DemoServer.start(configuration)
+        let other = try await DemoServer.start(configuration)
+        defer { Task { await listening.stop(); await other.stop() } }
+        other.webhookURL = other.receiverURL
+        // The receiver of the first process is shared: the other's test notification goes there.
+        listening.shareWebhook(listening.receiverURL)
+        #expect(other.webhookURL == listening.receiverURL)
+    }
+}
