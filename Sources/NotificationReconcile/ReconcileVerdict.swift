@@ -8,7 +8,8 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     case deliveredButMissing = "delivered-but-missing"
     /// Apple could not deliver it and nothing arrived.
     case notDeliveredAndMissing = "not-delivered-and-missing"
-    /// It never arrived here, but `recover` or `replay` re-posted it and the app took it (2xx).
+    /// Apple did not bring it here: `recover` or `replay` re-posted it and the app took it (2xx),
+    /// the app being this receiver or one behind it.
     case recovered
     /// In the store within the window, but not in Apple's history.
     case unknownToApple = "unknown-to-apple"

@@ -88,7 +88,13 @@ public enum Reconciler {
             let match = storedByUUID[key(uuid)]
             var row = ReconcileRow(verdict: verdict(apple: entry, stored: match), notificationUUID: uuid, apple: entry, stored: match)
             row.replays = replaysByUUID[key(uuid)] ?? []
-            if row.verdict.isGap, match == nil, row.recovery != nil { row.verdict = .recovered }
+            if let recovery = row.recovery {
+                // Missing; here but its forward to the app failed; or here only because the re-post
+                // brought it (to a receiver in front of the app): it reached the app by the re-post.
+                let forwardFailed = match.map { $0.forwardResult != nil && !($0.forwardStatus.map { (200...299).contains($0) } ?? false) } ?? false
+                let broughtHere = match.map { $0.firstReceivedAt >= recovery.attempt.sentAt.addingTimeInterval(-1) } ?? false
+                if (row.verdict.isGap && match == nil) || forwardFailed || broughtHere { row.verdict = .recovered }
+            }
             rows.append(row)
         }
         for row in stored where !seen.contains(key(row.notificationUUID)) && inWindow(row, window) {

@@ -128,7 +128,7 @@ import Testing
         let lookups = Self.customers + Self.nobody + Self.labelled
         for index in 0..<30 {
             let step: String
-            switch Int.random(in: 0..<9, using: &random) {
+            switch Int.random(in: 0..<10, using: &random) {
             case 0, 1:
                 let id = lookups.randomElement(using: &random)!
                 lookUp(harness, id)
@@ -161,6 +161,15 @@ import Testing
             case 7:
                 harness.send(.escape)
                 step = "Esc"
+            case 8:
+                // An ID typed and left without Enter: the field must not name it over the customer shown.
+                let id = lookups.randomElement(using: &random)!
+                if harness.state.focus != .paneInput { harness.send(.character("i")) }
+                harness.type(id)
+                let leave: Key = Bool.random(using: &random) ? .tab : .escape
+                harness.send(leave)
+                while harness.state.focus == .paneInput { harness.send(.escape) }
+                step = "typing \(id) and leaving with \(leave)"
             default:
                 harness.tick()
                 step = "a tick"

@@ -96,6 +96,14 @@ struct ReconcileFixture {
         let fixed = Reconciler.reconcile(history: F.history, stored: F.store, replays: all, window: F.window)
         #expect(fixed.counts[.recovered] == 3)
         #expect(fixed.rows.filter(\.verdict.isGap).map(\.notificationUUID) == ["sandbox-one"])
+
+        // Re-posted to this receiver itself: stored after the re-post, so it was the re-post that brought it.
+        var arrived = F.store
+        arrived.append(F.stored("never", id: 9, arrived: 0.5))
+        let viaReceiver = Reconciler.reconcile(history: F.history, stored: arrived, replays: replays, window: F.window)
+        #expect(viaReceiver.rows.first { $0.notificationUUID == "never" }?.verdict == .recovered)
+        // One that arrived long before any re-post keeps its own verdict.
+        #expect(viaReceiver.rows.first { $0.notificationUUID == "received" }?.verdict == .received)
     }
 
     @Test func aTestNotificationThatArrivedIsNoGap() {

@@ -154,7 +154,12 @@ public enum ExtensionRules {
                 older.append(outcome.time)
             }
         }
-        return .success(ExtensionCount(
-            notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays, recorded: recordedByTeam, readAt: readAt))
+        // Applied by an agent but not in Apple's history yet (it lags, or another server's demo):
+        // Apple counts them all the same.
+        let appliedInWindow = recordedByTeam.filter { $0.applied && $0.time >= windowStart }.map(\.time).sorted()
+        var count = ExtensionCount(
+            notified: notified.sorted(), fromLedger: older.sorted(), windowDays: windowDays, recorded: recordedByTeam, readAt: readAt)
+        count.notYetNotified = Array(appliedInWindow.dropFirst(notified.count))
+        return .success(count)
     }
 }

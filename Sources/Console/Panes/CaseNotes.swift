@@ -45,7 +45,7 @@ public enum CaseNotes {
         unavailable: unavailable,
         perform: { state, _ in
             state.focus = .commandLine
-            state.commandInput = TextInputState(text: "note ", maxLength: CaseNote.maxLength + 8)
+            state.commandInput = TextInputState(text: "note ", maxLength: ConsoleState.commandLineLength)
             return []
         })
 

@@ -74,7 +74,11 @@ enum CustomerPane {
         case .escape:
             if !state.inFlight.isEmpty { return ConsoleReducer.cancelAll(&state) }
             state.focus = .content
+            showTheCustomersID(&state)
             return []
+        case .tab, .backTab:
+            showTheCustomersID(&state)
+            return TextFields.handle(&state, key, field: \.lookupInput) { _ in [] }
         case .paste(let text) where text.count > state.lookupInput.maxLength:
             // No ID is that long: a cut-off piece of it would only be looked up by mistake.
             ConsoleReducer.toast(&state, "Nothing pasted: \(text.count) characters is no ID (order IDs have up to 20, transaction IDs up to 40).", isError: true)
@@ -82,6 +86,13 @@ enum CustomerPane {
         default:
             return TextFields.handle(&state, key, field: \.lookupInput) { state in CustomerReducer.submit(&state, state.lookupInput.text) }
         }
+    }
+
+    /// Leaving the field without Enter: it names the customer on screen again, never an ID typed
+    /// over it that was not looked up.
+    static func showTheCustomersID(_ state: inout ConsoleState) {
+        guard let customer = state.customer, IDKind.classify(state.lookupInput.text) != IDKind.classify(customer.query) else { return }
+        state.lookupInput = TextInputState(text: customer.query, maxLength: state.lookupInput.maxLength)
     }
 
     /// ↑ walks back through recent IDs, ↓ forward (and out of the field past the newest).
@@ -97,6 +108,7 @@ enum CustomerPane {
         }
         guard let index = state.recallIndex else {
             state.focus = .content
+            showTheCustomersID(&state)
             return []
         }
         state.recallIndex = index > 0 ? index - 1 : nil

@@ -237,7 +237,20 @@ enum NotificationsPane {
             }
             f.subtype = argument.isEmpty ? nil : subtype
         case "txn":
-            f.transactionId = argument.isEmpty ? nil : argument
+            if !argument.isEmpty {
+                // Checked here as every ID is: Apple's 4000006 says less than the rule it broke.
+                guard case .transactionId(let id) = IDKind.classify(argument) else {
+                    if case .invalid(let reason) = IDKind.classify(argument) {
+                        ConsoleReducer.fail(&state, DisplayError(summary: ":txn \(argument): \(reason)"))
+                    } else {
+                        ConsoleReducer.fail(&state, DisplayError(summary: ":txn takes a transaction ID (digits only); \(argument) is an order ID.", hint: ":order \(argument) looks it up."))
+                    }
+                    return []
+                }
+                f.transactionId = id
+            } else {
+                f.transactionId = nil
+            }
             // One customer's notifications are few: look as far back as the summary does.
             if !argument.isEmpty { f.since = max(f.since, 30 * 86_400 - 3600) }
             f.type = nil

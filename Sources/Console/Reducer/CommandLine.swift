@@ -62,7 +62,7 @@ enum CommandLine {
         switch key {
         case .tab:
             let (completed, candidates) = complete(state.commandInput.text)
-            state.commandInput = TextInputState(text: completed, maxLength: 256)
+            state.commandInput = TextInputState(text: completed, maxLength: ConsoleState.commandLineLength)
             if candidates.count > 1 { ConsoleReducer.toast(&state, candidates.map { ":" + $0 }.joined(separator: "  ")) }
             if candidates.isEmpty, !state.commandInput.text.contains(" ") {
                 ConsoleReducer.toast(&state, "No command starts with :\(state.commandInput.text).", isError: true)

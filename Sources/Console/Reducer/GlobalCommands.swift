@@ -60,7 +60,7 @@ enum GlobalCommands {
         },
         ConsoleCommand(.appCommand, "Command line", keys: [.character(":")], context: .global, inFooter: true) { state, _ in
             state.focus = .commandLine
-            state.commandInput = TextInputState(maxLength: 256)
+            state.commandInput = TextInputState(maxLength: ConsoleState.commandLineLength)
             return []
         },
         ConsoleCommand(.appCancel, "Back / cancel request", keys: [.escape], context: .global) { state, _ in

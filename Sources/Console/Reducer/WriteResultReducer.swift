@@ -21,7 +21,7 @@ enum WriteResultReducer {
                 // A re-send at start reports as long as its announcement did.
                 ConsoleReducer.toast(
                     &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).",
-                    lasting: sent.target.isResend ? 100 : nil)
+                    lasting: sent.target.isResend ? 100 : 80)
             }
             refresh = sameCustomer
         case .refused(let error):

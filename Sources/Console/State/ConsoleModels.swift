@@ -194,6 +194,8 @@ public struct ExtensionCount: Sendable, Equatable {
     public var recorded: [RecordedExtension]
     /// When the ledger was read: a write to the subscription recorded after it makes the agent look again.
     public var readAt: Date?
+    /// Extensions the ledger has applied inside Apple's window beyond those its history lists yet.
+    public var notYetNotified: [Date] = []
 
     public init(notified: [Date], fromLedger: [Date], windowDays: Int, recorded: [RecordedExtension] = [], readAt: Date? = nil) {
         self.notified = notified
@@ -203,11 +205,12 @@ public struct ExtensionCount: Sendable, Equatable {
         self.readAt = readAt
     }
 
-    public var total: Int { notified.count + fromLedger.count }
+    public var total: Int { notified.count + notYetNotified.count + fromLedger.count }
 
     /// "2 found in the last 180 days; older ones unknown".
     public var summary: String {
         var text = "\(notified.count) found in the last \(windowDays) days"
+        if !notYetNotified.isEmpty { text += ", \(notYetNotified.count) more applied in the audit ledger" }
         if !fromLedger.isEmpty { text += ", \(fromLedger.count) older in the audit ledger" }
         return text + (windowDays < 365 ? "; older ones by other tools unknown" : "")
     }

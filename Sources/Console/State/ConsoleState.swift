@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Foundation
+import WebhookStore
 import TerminalUI
 
 /// Everything one looked-up customer is made of; each part loads on its own.
@@ -199,7 +200,9 @@ public struct ConsoleState: Sendable {
     /// The page of the help overlay, when it needs more than one.
     public var helpPage = 0
     public var lookupInput = TextInputState(maxLength: 64)
-    public var commandInput = TextInputState(maxLength: 256)
+    public var commandInput = TextInputState(maxLength: ConsoleState.commandLineLength)
+    /// Room for `:note` and the longest note kept.
+    public static let commandLineLength = CaseNote.maxLength + 16
     public var filterInput = TextInputState(maxLength: 128)
     public var filters: [Pane: String] = [:]
 

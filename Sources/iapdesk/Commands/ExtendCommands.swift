@@ -55,7 +55,7 @@ struct ExtendCommand: AsyncParsableCommand {
             object.merge(Printer.date("effectiveDate", response.effectiveDate))
             printer.emit(object)
             printer.text(response.success == true
-                ? "Extended \(originalTransactionId) by \(days) days: renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
+                ? "Extended \(originalTransactionId) by \(DisplayFormat.count(days, "day")): renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
                 : "Apple did not apply the extension.")
             if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
         }

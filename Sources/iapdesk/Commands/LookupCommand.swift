@@ -20,7 +20,8 @@ struct LookupCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            let order = orderId.trimmingCharacters(in: .whitespacesAndNewlines).uppercased()
+            // "Order ID: MK5TTTVWJH" as the receipt writes it: the ID without its label.
+            guard case .orderId(let order) = IDKind.classify(orderId) else { return }
             let response = try await session.client.lookUpOrderId(orderId: order)
             var transactions: [VerifiedPayload<TransactionPayload>] = []
             for jws in response.signedTransactions ?? [] { transactions.append(await session.verification.transaction(jws)) }

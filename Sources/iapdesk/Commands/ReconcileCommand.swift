@@ -48,12 +48,15 @@ struct ReconcileCommand: AsyncParsableCommand {
                     throw StoreAccess.failure(error, path: path)
                 }
             }
-            ReconcileOutput(report: report, store: path, session: session, printer: printer).print()
+            // The next commands as they can be pasted: the same window, account and store.
+            let flags = global.followUpFlags + (storeOptions.store.map { " --store \(GlobalOptions.quoted($0))" } ?? "")
+            let recover = "iapdesk recover --since \(since) --to URL\(flags)"
+            ReconcileOutput(report: report, store: path, session: session, printer: printer, recoverCommand: recover).print()
             if report.hasGaps {
                 let gaps = report.rows.filter(\.verdict.isGap).count + report.unreadable.count
                 throw CLIError(
                     "Gaps found: \(DisplayFormat.count(gaps, "notification")) on one side only.",
-                    hint: "Missing ones: iapdesk recover --since \(since) --to URL (or iapdesk replay UUID --to URL). Unknown to Apple: check their verdict with iapdesk received --json.",
+                    hint: "Missing ones: \(recover) (or iapdesk replay UUID --to URL\(flags)), then run this again. Unknown to Apple: check their verdict with iapdesk received --json\(flags).",
                     status: .gapsFound)
             }
         }
@@ -66,6 +69,8 @@ struct ReconcileOutput {
     let store: String
     let session: Session
     let printer: Printer
+    /// `iapdesk recover` for this window and account, URL to fill in.
+    var recoverCommand = "iapdesk recover --since 7d --to URL"
 
     func print() {
         var document: [String: Any?] = [
@@ -105,6 +110,9 @@ struct ReconcileOutput {
             let present = Set(report.rows.map(\.verdict)).filter { $0 != .received }.sorted()
             if !present.isEmpty {
                 lines += ["", "What to do:"] + present.map { "  \($0.title): \($0.action)." }
+                if present.contains(where: { $0 == .notDeliveredAndMissing || $0 == .deliveredButMissing }) {
+                    lines.append("  To re-post every missing one to the app: \(recoverCommand)")
+                }
             }
         }
         if !report.unreadable.isEmpty {

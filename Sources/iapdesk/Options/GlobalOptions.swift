@@ -16,7 +16,7 @@ struct GlobalOptions: ParsableArguments {
         return flags.isEmpty ? "" : " " + flags.joined(separator: " ")
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         text.allSatisfy { $0.isLetter || $0.isNumber || "-_./~".contains($0) } ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
