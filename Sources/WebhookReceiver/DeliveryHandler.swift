@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import WebhookStore
 
@@ -15,6 +16,9 @@ struct DeliveryHandler: Sendable {
     let slots: Slots
     let deadlines = ReadDeadlines()
     let forwarder: Forwarder?
+    let counters: ReceiverCounters
+    let connections: ConnectionLimits
+    let rates: PeerRateLimiter
 
     init(
         configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
@@ -26,9 +30,21 @@ struct DeliveryHandler: Sendable {
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
         self.forwarder = configuration.forward.map(Forwarder.init)
+        let counters = ReceiverCounters()
+        self.counters = counters
+        self.connections = ConnectionLimits(
+            readTimeout: configuration.readTimeout, maxPerPeer: configuration.maxConnectionsPerPeer,
+            unlimited: configuration.unlimitedPeers, counters: counters)
+        self.rates = PeerRateLimiter(
+            rate: configuration.maxRequestsPerSecondPerPeer, burst: 2 * configuration.maxRequestsPerSecondPerPeer,
+            unlimited: configuration.unlimitedPeers)
     }
 
-    func respond(to request: Request, remoteAddress: String?) async -> Response {
+    func respond(to request: Request, peer: ReceiverContext.Peer) async -> Response {
+        if let metricsPath = configuration.metricsPath, request.uri.path == metricsPath, request.method == .get {
+            return metrics()
+        }
+        let remoteAddress = peer.address
         guard request.uri.path == configuration.path else {
             return Self.error(.notFound, "Nothing here: notifications are POSTed to \(configuration.path).")
         }
@@ -37,23 +53,38 @@ struct DeliveryHandler: Sendable {
             response.headers[.allow] = "POST"
             return response
         }
-        // Timed from arrival: a wait for a free slot counts too.
-        let start = ContinuousClock.now
+        let (admitted, retryAfter) = rates.admit(peer.ip)
+        guard admitted else {
+            counters.add(.rateLimited)
+            var response = Self.error(.tooManyRequests, "Too many requests from this address; send again later.")
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
+        }
+        // Timed from the request's first byte: its head's arrival, and a wait for a free slot, count too.
+        let start = connections.requestStart(on: peer.connection) ?? ContinuousClock.now
         let receivedAt = Date()
+        // The body is read before a processing slot is taken: a slow sender holds only its own
+        // connection, and the slots go to bodies that have arrived.
+        connections.readingBegan()
+        // A receiver too busy to reach the request in time still reads what already arrived: its
+        // read gets a second (at most the timeout) whenever it begins.
+        let deadline = max(start + configuration.readTimeout, .now + min(configuration.readTimeout, .seconds(1)))
+        let body = await read(request, deadline: deadline)
+        connections.readingEnded()
         return await slots.run {
-            await handle(request, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+            await handle(body, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
     }
 
-    private func handle(_ request: Request, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
-        switch await read(request) {
+    private func handle(_ body: Body, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        switch body {
         case .failed(let prefix, let error):
             return await refuse(
                 Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: prefix, size: prefix.count,
                 truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .timedOut(let prefix):
             return await refuse(
-                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout)."),
+                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout) of the request's first byte."),
                 body: prefix, size: prefix.count, truncated: true, status: .requestTimeout,
                 remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .tooLarge(let prefix, let size):
@@ -156,8 +187,8 @@ struct DeliveryHandler: Sendable {
 
     /// Reads the body, never holding more than the limit: a declared length over it is refused
     /// after reading only the quarantined prefix, and a stream is cut as soon as it passes it.
-    /// The read is a task of its own so that `deadlines` can cut it off at the read timeout.
-    func read(_ request: Request) async -> Body {
+    /// The read is a task of its own so that `deadlines` can cut it off at `deadline`.
+    func read(_ request: Request, deadline: ContinuousClock.Instant) async -> Body {
         let limit = configuration.maxBodyBytes
         let prefixLimit = configuration.quarantinedPrefixBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
@@ -181,11 +212,22 @@ struct DeliveryHandler: Sendable {
             }
             collected.finish()
         }
-        let watched = deadlines.watch(.init(deadline: .now + configuration.readTimeout, body: collected, reader: reader))
-        await withTaskCancellationHandler {
-            await reader.value
-        } onCancel: {
-            reader.cancel()
+        let watched = deadlines.watch(.init(deadline: deadline, body: collected, reader: reader))
+        let drainTimeout = configuration.drainTimeout
+        let counters = self.counters
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await reader.value
+            } onCancel: {
+                reader.cancel()
+            }
+        } onGracefulShutdown: { [deadlines] in
+            // A stop waits `drainTimeout` for what is in flight: a body still arriving by half of it
+            // is cut then and answered 408, so that its connection closes before the stop gives up.
+            Task {
+                try? await Task.sleep(for: drainTimeout / 2)
+                if deadlines.cut(watched) { counters.add(.readsCutByStop) }
+            }
         }
         deadlines.finish(watched)
         let snapshot = collected.snapshot()

@@ -90,6 +90,18 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Requests handled at once; the others wait.") var maxConcurrent: Int = 64
     @Option(name: .long, help: ArgumentHelp("Seconds a request's body may take to arrive.", valueName: "seconds")) var readTimeout: Double = 10
     @Option(name: .long, help: ArgumentHelp("Seconds a stop waits for requests in flight.", valueName: "seconds")) var drainTimeout: Double = 10
+    @Option(name: .long, help: ArgumentHelp("Largest body read (bytes; K, M suffixes); a larger one is refused after its first 64 KiB.", valueName: "size"))
+    var maxBody: String = "1M"
+    @Option(name: .long, help: ArgumentHelp("Connections one peer address may have open at once (0: no limit).", valueName: "n"))
+    var maxConnectionsPerPeer: Int = 32
+    @Option(name: .long, help: ArgumentHelp("Requests a second one peer address may make, in bursts of twice that; beyond it 429 (0: no limit).", valueName: "n"))
+    var maxRatePerPeer: Double = 0
+    @Option(name: .long, help: ArgumentHelp(
+        "An address range (CIDR) held to no per-peer limit; repeat for several. Default: 127.0.0.0/8, ::1 and Apple's 17.0.0.0/8; giving any replaces them, `none` leaves none.",
+        valueName: "cidr"))
+    var unlimitedPeer: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
+    var metricsPath: String = "/metrics"
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
     @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
     @OptionGroup var global: GlobalOptions
@@ -111,6 +123,29 @@ struct ListenCommand: AsyncParsableCommand {
         for (name, value) in [("--read-timeout", readTimeout), ("--drain-timeout", drainTimeout)] {
             guard value.isFinite, value > 0, value <= 3600 else { throw ValidationError("\(name) must be more than 0 and at most 3600 seconds.") }
         }
+        _ = try limits()
+    }
+
+    /// The abuse limits as the options give them.
+    func limits() throws -> (maxBody: Int, unlimited: [PeerRange]) {
+        func size(_ name: String, _ text: String, atMost: Int) throws -> Int {
+            guard let value = ByteSize.parse(text), value <= atMost else {
+                throw ValidationError("\(name) must be a size in bytes such as 65536, 64K or 1M, at most \(ByteSize.describe(atMost)).")
+            }
+            return value
+        }
+        let maxBody = try size("--max-body", maxBody, atMost: 64 << 20)
+        guard maxBody > 0 else { throw ValidationError("--max-body must be more than 0.") }
+        guard maxConnectionsPerPeer >= 0 else { throw ValidationError("--max-connections-per-peer must be 0 or more.") }
+        guard maxRatePerPeer.isFinite, maxRatePerPeer >= 0 else { throw ValidationError("--max-rate-per-peer must be 0 or more.") }
+        var unlimited = PeerRange.loopback + [PeerRange.apple]
+        if !unlimitedPeer.isEmpty {
+            unlimited = try unlimitedPeer.filter { $0 != "none" }.map { text in
+                guard let range = PeerRange(text) else { throw ValidationError("--unlimited-peer takes an address or CIDR range such as 17.0.0.0/8, not \(text).") }
+                return range
+            }
+        }
+        return (maxBody, unlimited)
     }
 
     static func split(_ address: String) throws -> (host: String, port: Int) {
@@ -163,6 +198,12 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxConcurrentRequests = maxConcurrent
             configuration.readTimeout = .milliseconds(Int64(readTimeout * 1000))
             configuration.drainTimeout = .milliseconds(Int64(drainTimeout * 1000))
+            let limits = try limits()
+            configuration.maxBodyBytes = limits.maxBody
+            configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
+            configuration.maxRequestsPerSecondPerPeer = maxRatePerPeer
+            configuration.unlimitedPeers = limits.unlimited
+            configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
             }
@@ -197,6 +238,7 @@ struct ListenCommand: AsyncParsableCommand {
             try? await store.close()
             await session?.close()
             output.note(output.summary + (drained ? "" : " Some requests in flight were cut off after \(Int(drainTimeout)) s: they were not answered 200."))
+            if let abuse = ArrivalPrinter.abuseSummary(receiver.counters) { output.note(abuse) }
         }
     }
 
@@ -279,6 +321,19 @@ final class ArrivalPrinter: Sendable {
 
     private func write(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// What the limits refused, cut or dropped, when they did anything.
+    static func abuseSummary(_ counters: ReceiverCounters) -> String? {
+        let parts: [(String, Int)] = [
+            ("connections over the per-peer limit", counters[.connectionsOverPeerLimit]), ("heads too slow", counters[.headerTimeouts]),
+            ("bodies cut off", counters[.bodiesCutOff]), ("slow bodies cut by the stop", counters[.readsCutByStop]),
+            ("answered 429", counters[.rateLimited]),
+            ("refused bodies recognised", counters[.refusedRecognised]), ("quarantine repeats", counters[.quarantineRepeats]),
+            ("quarantined bodies dropped", counters[.quarantineDropped]), ("refused bodies not kept", counters[.quarantineNotKept]),
+        ].filter { $0.1 > 0 }
+        guard !parts.isEmpty else { return nil }
+        return "Limits: " + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + "."
     }
 }
 
