@@ -19,6 +19,7 @@ struct DeliveryHandler: Sendable {
     let counters: ReceiverCounters
     let connections: ConnectionLimits
     let rates: PeerRateLimiter
+    let keeper: QuarantineKeeper
 
     init(
         configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
@@ -35,6 +36,7 @@ struct DeliveryHandler: Sendable {
         self.connections = ConnectionLimits(
             readTimeout: configuration.readTimeout, maxPerPeer: configuration.maxConnectionsPerPeer,
             unlimited: configuration.unlimitedPeers, counters: counters)
+        self.keeper = QuarantineKeeper(store: store, limits: configuration.quarantine, counters: counters)
         self.rates = PeerRateLimiter(
             rate: configuration.maxRequestsPerSecondPerPeer, burst: 2 * configuration.maxRequestsPerSecondPerPeer,
             unlimited: configuration.unlimitedPeers)
@@ -152,8 +154,8 @@ struct DeliveryHandler: Sendable {
     }
 
     private func refuse(
-        _ refusal: Refusal, body: Data, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest, uuid: String? = nil,
-        type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
+        _ refusal: Refusal, body: Data, bodyHash: String? = nil, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest,
+        uuid: String? = nil, type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
     ) async -> Response {
         var entry = RefusedDelivery(
             reason: refusal.reason, detail: refusal.detail, body: body, bodySize: size, truncated: truncated, receivedAt: receivedAt,
@@ -166,7 +168,9 @@ struct DeliveryHandler: Sendable {
             receivedAt: receivedAt, outcome: .quarantined, status: status.code, milliseconds: 0, notificationUUID: uuid,
             notificationType: type, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
         do {
-            try await store.quarantine(entry)
+            if try await keeper.keep(entry, bodyHash: bodyHash ?? RefusedBodies.hash(body)) == .notKept {
+                arrival.detail = refusal.detail + " (not kept: the quarantine is busy)"
+            }
         } catch {
             // Not kept: the sender must try again.
             return storeFailed(error, arrival: &arrival, start: start)

@@ -23,8 +23,10 @@ public final class NotificationReceiver: Sendable {
         public var path = "/appstore/notifications"
         /// Apple's notifications are a few KiB; anything bigger than this is refused unread.
         public var maxBodyBytes = 1 << 20
-        /// Of a body too large, this much is kept in quarantine.
+        /// Of a body too large, this much is read (and kept in quarantine within `quarantine`'s limits).
         public var quarantinedPrefixBytes = 64 << 10
+        /// How much of what is refused is kept.
+        public var quarantine = QuarantineLimits()
         /// Requests handled at once; the others wait their turn.
         public var maxConcurrentRequests = 64
         /// Open connections at most (each waits for a free request slot).

@@ -100,6 +100,13 @@ struct ListenCommand: AsyncParsableCommand {
         "An address range (CIDR) held to no per-peer limit; repeat for several. Default: 127.0.0.0/8, ::1 and Apple's 17.0.0.0/8; giving any replaces them, `none` leaves none.",
         valueName: "cidr"))
     var unlimitedPeer: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Refused bodies kept at most, all together (bytes; K, M, G suffixes); the oldest are dropped first.", valueName: "size"))
+    var quarantineMaxBytes: String = "64M"
+    @Option(name: .long, help: ArgumentHelp("Refused bodies kept at most (identical bodies are kept once, with a count).", valueName: "n"))
+    var quarantineMaxBodies: Int = 10_000
+    @Option(name: .long, help: ArgumentHelp("A refused body larger than this is kept as its hash, size and first --quarantine-prefix bytes.", valueName: "size"))
+    var quarantineWholeLimit: String = "64K"
+    @Option(name: .long, help: ArgumentHelp("How much of a larger refused body is kept.", valueName: "size")) var quarantinePrefix: String = "4K"
     @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
     var metricsPath: String = "/metrics"
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
@@ -127,7 +134,7 @@ struct ListenCommand: AsyncParsableCommand {
     }
 
     /// The abuse limits as the options give them.
-    func limits() throws -> (maxBody: Int, unlimited: [PeerRange]) {
+    func limits() throws -> (maxBody: Int, unlimited: [PeerRange], quarantine: QuarantineLimits) {
         func size(_ name: String, _ text: String, atMost: Int) throws -> Int {
             guard let value = ByteSize.parse(text), value <= atMost else {
                 throw ValidationError("\(name) must be a size in bytes such as 65536, 64K or 1M, at most \(ByteSize.describe(atMost)).")
@@ -145,7 +152,13 @@ struct ListenCommand: AsyncParsableCommand {
                 return range
             }
         }
-        return (maxBody, unlimited)
+        var quarantine = QuarantineLimits()
+        quarantine.maxBytes = try size("--quarantine-max-bytes", quarantineMaxBytes, atMost: 1 << 40)
+        guard quarantineMaxBodies >= 1 else { throw ValidationError("--quarantine-max-bodies must be 1 or more.") }
+        quarantine.maxBodies = quarantineMaxBodies
+        quarantine.wholeBodyLimit = try size("--quarantine-whole-limit", quarantineWholeLimit, atMost: 64 << 20)
+        quarantine.prefixBytes = try size("--quarantine-prefix", quarantinePrefix, atMost: quarantine.wholeBodyLimit)
+        return (maxBody, unlimited, quarantine)
     }
 
     static func split(_ address: String) throws -> (host: String, port: Int) {
@@ -203,6 +216,7 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
             configuration.maxRequestsPerSecondPerPeer = maxRatePerPeer
             configuration.unlimitedPeers = limits.unlimited
+            configuration.quarantine = limits.quarantine
             configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
