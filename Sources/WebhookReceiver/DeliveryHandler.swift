@@ -20,6 +20,7 @@ struct DeliveryHandler: Sendable {
     let connections: ConnectionLimits
     let rates: PeerRateLimiter
     let keeper: QuarantineKeeper
+    let refusedBodies = RefusedBodies()
 
     init(
         configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
@@ -99,12 +100,20 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ data: Data, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        let hash = RefusedBodies.hash(data)
+        if let known = refusedBodies.refusal(for: hash) {
+            counters.add(.refusedRecognised)
+            return await refuse(
+                Refusal(reason: known.reason, detail: known.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
+                uuid: known.notificationUUID, type: known.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
         var delivery: NotificationDelivery
         switch await NotificationIntake.delivery(from: data, verifier: verifier, receivedAt: receivedAt, remoteAddress: remoteAddress) {
         case .success(let verified): delivery = verified
         case .failure(let refused):
+            refusedBodies.remember(refused, for: hash)
             return await refuse(
-                Refusal(reason: refused.reason, detail: refused.detail), body: data, size: data.count, truncated: false,
+                Refusal(reason: refused.reason, detail: refused.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
                 uuid: refused.notificationUUID, type: refused.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
         delivery.elapsedMilliseconds = Self.milliseconds(since: start)

@@ -37,6 +37,27 @@ import WebhookStore
         let counters = bench.receiver.counters
         #expect(counters[.quarantineKept] + counters[.quarantineRepeats] + counters[.quarantineNotKept] == 400)
         #expect(counters[.quarantineDropped] >= 280)
+        // Copies that arrived while the first was being verified are verified too; no more than those in flight.
+        #expect(counters[.refusedRecognised] >= 100 - 16)
+        await bench.stop()
+    }
+
+    @Test func aRefusedBodySentAgainIsRefusedAlikeWithoutVerifyingAndCounted() async throws {
+        let bench = try await ReceiverBench.start()
+        let uuid = UUID().uuidString.lowercased()
+        let body = Notifications.body(Notifications.tampered(try bench.notifications.payload(uuid: uuid)))
+        let first = try await bench.post(body)
+        let second = try await bench.post(body)
+        #expect(first.status == 400)
+        #expect(second.status == 400)
+        #expect(second.error == first.error)
+        #expect(bench.receiver.counters[.refusedRecognised] == 1)
+        let kept = try await bench.store.quarantined(QuarantineFilter())
+        #expect(kept.count == 1)
+        #expect(kept.first?.count == 2)
+        #expect(kept.first?.reason == "invalid-signature")
+        #expect(kept.first?.notificationUUID == uuid)
+        #expect(bench.log.all.map(\.verdict) == ["invalid-signature", "invalid-signature"])
         await bench.stop()
     }
 
@@ -49,6 +70,7 @@ import WebhookStore
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(text.contains("# TYPE iapdesk_quarantine_kept_total counter\niapdesk_quarantine_kept_total 1\n"))
         #expect(text.contains("iapdesk_quarantine_repeats_total 1\n"))
+        #expect(text.contains("iapdesk_receiver_refused_recognised_total 1\n"))
         #expect(text.contains("# TYPE iapdesk_receiver_open_connections gauge"))
         await bench.stop()
     }
