@@ -37,7 +37,8 @@ struct DeliveryHandler: Sendable {
         self.connections = ConnectionLimits(
             readTimeout: configuration.readTimeout, maxPerPeer: configuration.maxConnectionsPerPeer,
             unlimited: configuration.unlimitedPeers, counters: counters)
-        self.keeper = QuarantineKeeper(store: store, limits: configuration.quarantine, counters: counters)
+        self.keeper = QuarantineKeeper(
+            store: store, limits: configuration.quarantine, counters: counters, writesPerSecond: configuration.quarantineWritesPerSecond)
         self.rates = PeerRateLimiter(
             rate: configuration.maxRequestsPerSecondPerPeer, burst: 2 * configuration.maxRequestsPerSecondPerPeer,
             unlimited: configuration.unlimitedPeers)
@@ -178,7 +179,7 @@ struct DeliveryHandler: Sendable {
             notificationType: type, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
         do {
             if try await keeper.keep(entry, bodyHash: bodyHash ?? RefusedBodies.hash(body)) == .notKept {
-                arrival.detail = refusal.detail + " (not kept: the quarantine is busy)"
+                arrival.detail = refusal.detail + " (not kept: the quarantine's writes are at their limit)"
             }
         } catch {
             // Not kept: the sender must try again.

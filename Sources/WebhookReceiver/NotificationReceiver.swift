@@ -27,6 +27,9 @@ public final class NotificationReceiver: Sendable {
         public var quarantinedPrefixBytes = 64 << 10
         /// How much of what is refused is kept.
         public var quarantine = QuarantineLimits()
+        /// Refused bodies written a second at most, in bursts of twice that; the others are answered
+        /// without being kept (0: every one is written).
+        public var quarantineWritesPerSecond: Double = 50
         /// Requests handled at once; the others wait their turn.
         public var maxConcurrentRequests = 64
         /// Open connections at most (each waits for a free request slot).

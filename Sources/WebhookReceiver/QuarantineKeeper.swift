@@ -2,8 +2,9 @@ import Synchronization
 import WebhookStore
 
 /// Writes refused bodies to the store's quarantine within its limits. Bodies refused together share
-/// one transaction, and at most `maxPending` wait for it: beyond that a refused body is answered
-/// without being kept (and counted), so that a flood of them never queues ahead of notifications.
+/// one transaction, and at most `maxPending` wait for it; and at most `writesPerSecond` are written
+/// (in bursts of twice that). Beyond either, a refused body is answered without being kept (and
+/// counted): a flood of them costs no writes, and never queues ahead of notifications.
 final class QuarantineKeeper: Sendable {
     enum Outcome: Equatable {
         /// Kept; `count` is how many times this very body has been refused while kept.
@@ -17,12 +18,15 @@ final class QuarantineKeeper: Sendable {
     let maxPending: Int
     private let pending = Atomic(0)
     private let batches = GroupCommit<HashedRefusal, QuarantineWrite.Kept>()
+    /// The write budget, one bucket for every peer: 0 writes every body.
+    private let budget: PeerRateLimiter
 
-    init(store: any NotificationStore, limits: QuarantineLimits, counters: ReceiverCounters, maxPending: Int = 256) {
+    init(store: any NotificationStore, limits: QuarantineLimits, counters: ReceiverCounters, writesPerSecond: Double = 0, maxPending: Int = 256) {
         self.store = store
         self.limits = limits
         self.counters = counters
         self.maxPending = maxPending
+        self.budget = PeerRateLimiter(rate: writesPerSecond, burst: 2 * writesPerSecond, unlimited: [])
     }
 
     /// Throws when the store could not be written.
@@ -32,6 +36,10 @@ final class QuarantineKeeper: Sendable {
             try await store.quarantine(refused)
             counters.add(.quarantineKept)
             return .kept(count: 1)
+        }
+        guard budget.admit("quarantine").0 else {
+            counters.add(.quarantineNotKept)
+            return .notKept
         }
         guard pending.wrappingAdd(1, ordering: .relaxed).newValue <= maxPending else {
             pending.wrappingSubtract(1, ordering: .relaxed)

@@ -20,7 +20,7 @@ public final class ReceiverCounters: Sendable {
         case quarantineRepeats = "iapdesk_quarantine_repeats_total"
         /// Bodies removed from the quarantine, oldest first, to stay within its limits.
         case quarantineDropped = "iapdesk_quarantine_dropped_total"
-        /// Refused bodies not kept at all: the quarantine's writes were already backed up.
+        /// Refused bodies not kept at all: the quarantine's writes were over their rate or backed up.
         case quarantineNotKept = "iapdesk_quarantine_not_kept_total"
         /// Refused bodies recognised by their hash as refused before: not verified again.
         case refusedRecognised = "iapdesk_receiver_refused_recognised_total"
@@ -35,7 +35,7 @@ public final class ReceiverCounters: Sendable {
             case .quarantineKept: return "Refused bodies written to the quarantine."
             case .quarantineRepeats: return "Refused bodies identical to one kept (its count went up)."
             case .quarantineDropped: return "Quarantined bodies removed, oldest first, to stay within the limits."
-            case .quarantineNotKept: return "Refused bodies not kept because the quarantine's writes were backed up."
+            case .quarantineNotKept: return "Refused bodies not kept because the quarantine's writes were over their rate or backed up."
             case .refusedRecognised: return "Refused bodies recognised by hash and refused again without verifying."
             }
         }

@@ -7,7 +7,11 @@ import WebhookStore
 /// Refused bodies sent in bulk (a bounded number): kept within the limits, and never in the way of a notification.
 @Suite struct QuarantineFloodTests {
     @Test func aFloodOfRefusedBodiesStaysWithinTheLimitsAndEveryValidNotificationIsStored() async throws {
-        let bench = try await ReceiverBench.start(configure: { $0.quarantine.maxBodies = 20 })
+        let bench = try await ReceiverBench.start(configure: {
+            $0.quarantine.maxBodies = 20
+            // Every body written: the limits, not the write budget, are what this tries.
+            $0.quarantineWritesPerSecond = 0
+        })
         let tampered = Notifications.body(Notifications.tampered(try bench.notifications.payload()))
         let junk = (0..<300).map { Data("junk \($0)".utf8) } + Array(repeating: tampered, count: 100)
         let valid = try (0..<20).map { _ in Notifications.body(try bench.notifications.payload()) }
@@ -58,6 +62,18 @@ import WebhookStore
         #expect(kept.first?.reason == "invalid-signature")
         #expect(kept.first?.notificationUUID == uuid)
         #expect(bench.log.all.map(\.verdict) == ["invalid-signature", "invalid-signature"])
+        await bench.stop()
+    }
+
+    @Test func refusedBodiesPastTheWriteBudgetAreAnsweredWithoutBeingKept() async throws {
+        // One write in its burst, then one per hundred seconds: the rest are over whatever the machine's speed.
+        let bench = try await ReceiverBench.start(configure: { $0.quarantineWritesPerSecond = 0.01 })
+        for index in 0..<5 { #expect(try await bench.post(Data("junk \(index)".utf8)).status == 400) }
+        #expect(bench.receiver.counters[.quarantineKept] == 1)
+        #expect(bench.receiver.counters[.quarantineNotKept] == 4)
+        #expect(try await bench.store.quarantined(QuarantineFilter()).map { String(decoding: $0.body, as: UTF8.self) } == ["junk 0"])
+        #expect(bench.log.all.compactMap(\.detail).filter { $0.contains("not kept") }.count == 4)
+        #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 200)
         await bench.stop()
     }
 

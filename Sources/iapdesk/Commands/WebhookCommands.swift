@@ -107,6 +107,8 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A refused body larger than this is kept as its hash, size and first --quarantine-prefix bytes.", valueName: "size"))
     var quarantineWholeLimit: String = "64K"
     @Option(name: .long, help: ArgumentHelp("How much of a larger refused body is kept.", valueName: "size")) var quarantinePrefix: String = "4K"
+    @Option(name: .long, help: ArgumentHelp("Refused bodies written to the quarantine a second at most, in bursts of twice that (0: no limit).", valueName: "n"))
+    var quarantineRate: Double = 50
     @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
     var metricsPath: String = "/metrics"
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
@@ -158,6 +160,7 @@ struct ListenCommand: AsyncParsableCommand {
         quarantine.maxBodies = quarantineMaxBodies
         quarantine.wholeBodyLimit = try size("--quarantine-whole-limit", quarantineWholeLimit, atMost: 64 << 20)
         quarantine.prefixBytes = try size("--quarantine-prefix", quarantinePrefix, atMost: quarantine.wholeBodyLimit)
+        guard quarantineRate.isFinite, quarantineRate >= 0 else { throw ValidationError("--quarantine-rate must be 0 or more.") }
         return (maxBody, unlimited, quarantine)
     }
 
@@ -217,6 +220,7 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.maxRequestsPerSecondPerPeer = maxRatePerPeer
             configuration.unlimitedPeers = limits.unlimited
             configuration.quarantine = limits.quarantine
+            configuration.quarantineWritesPerSecond = quarantineRate
             configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
