@@ -7,10 +7,12 @@ import NIOCore
 /// stops arriving is answered 408 by the handler at the same deadline, and cut off a little later).
 /// It sits after the HTTP decoder, seeing each request's head and end; `FirstByteWatch`, which it
 /// puts at the front of the pipeline, tells it when the bytes of the next request begin.
-final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
-    // Hummingbird's name for the decoder's parts (head, body, end), whichever module declares them.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    // Hummingbird's names for the request and response parts, whichever module declares them.
     typealias InboundIn = HTTPConnectionStateHandler.InboundIn
     typealias InboundOut = HTTPConnectionStateHandler.InboundIn
+    typealias OutboundIn = HTTPConnectionStateHandler.OutboundIn
+    typealias OutboundOut = HTTPConnectionStateHandler.OutboundIn
 
     private let limits: ConnectionLimits
     private var ip: String?
@@ -57,6 +59,20 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
             break
         }
         context.fireChannelRead(data)
+    }
+
+    /// A request answered before its body ended (408, too large, 429) leaves the rest of its body
+    /// on the connection: the connection is closed once the answer is written, rather than kept
+    /// open for a sender who may trickle that rest in for ever.
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data), headSeen else {
+            context.write(data, promise: promise)
+            return
+        }
+        let written = promise ?? context.eventLoop.makePromise()
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        context.write(data, promise: written)
     }
 
     /// The first byte of a request arrived (of its TLS handshake, on the connection's first request over HTTPS).

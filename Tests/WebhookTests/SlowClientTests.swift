@@ -49,6 +49,18 @@ import FoundationNetworking
         await bench.stop()
     }
 
+    @Test func aBodyAnswered408HasItsConnectionClosedThoughItKeepsTrickling() async throws {
+        let bench = try await ReceiverBench.start(configure: { $0.readTimeout = .seconds(1) })
+        let slow = SlowSockets(count: 3, port: bench.receiver.port, opening: Self.head(length: 1000) + Data("{".utf8), interval: 0.2)
+        #expect(try await SlowSockets.wait { slow.closed == 3 })
+        #expect(try await SlowSockets.wait { bench.receiver.openConnections == 0 })
+        // Closed after the answer, not by the cut that comes 5 s after the deadline.
+        #expect(bench.receiver.counters[.bodiesCutOff] == 0)
+        #expect(Set(try await bench.store.quarantined(QuarantineFilter()).map(\.answeredStatus)) == [408])
+        await slow.stop()
+        await bench.stop()
+    }
+
     @Test func aPeerOverItsConnectionLimitHasTheRestClosedOthersAreServed() async throws {
         let bench = try await ReceiverBench.start(configure: {
             $0.maxConnectionsPerPeer = 3
