@@ -419,11 +419,11 @@ struct ReceivedCommand: AsyncParsableCommand {
                     return
                 }
                 printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(Self.record)])
-                var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "FROM", "DETAIL")
+                var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "TIMES", "FROM", "DETAIL")
                 for entry in entries {
                     table.add(
                         DisplayFormat.date(entry.receivedAt, seconds: true), entry.reason, String(entry.answeredStatus),
-                        "\(entry.bodySize)\(entry.truncated ? "+" : "")", entry.remoteAddress ?? "-", entry.detail)
+                        "\(entry.bodySize)\(entry.truncated ? "+" : "")", String(entry.count), entry.remoteAddress ?? "-", entry.detail)
                 }
                 printer.text(entries.isEmpty ? "Nothing quarantined in \(path)." : "\(entries.count) quarantined in \(path)\n\n" + table.render())
                 return
@@ -542,8 +542,10 @@ struct ReceivedCommand: AsyncParsableCommand {
             "remoteAddress": entry.remoteAddress, "elapsedMs": entry.elapsedMilliseconds,
             "body": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
             "bodyEncoding": String(data: entry.body, encoding: .utf8) == nil ? "base64" : "utf8",
+            "count": entry.count, "bodySHA256": entry.bodyHash,
         ]
         record.merge(Printer.date("receivedAt", entry.receivedAt))
+        if let last = entry.lastReceivedAt { record.merge(Printer.date("lastReceivedAt", last)) }
         return record
     }
 
