@@ -76,6 +76,7 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "WebhookStore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -89,6 +89,7 @@ public final class PostgresNotificationStore: NotificationStore {
                 """
                 SELECT has_table_privilege('notifications', 'INSERT') AND has_table_privilege('notifications', 'UPDATE')
                    AND has_table_privilege('deliveries', 'INSERT') AND has_table_privilege('quarantine', 'INSERT')
+                   AND has_table_privilege('quarantine', 'UPDATE') AND has_table_privilege('quarantine', 'DELETE')
                 """, logger: Self.logger)
             for try await allowed in rows.decode(Bool.self) { return allowed }
             return false
@@ -159,7 +160,7 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    private static func lockArrivals(_ connection: PostgresConnection) async throws {
+    static func lockArrivals(_ connection: PostgresConnection) async throws {
         try await connection.query(
             "SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))", logger: logger)
     }
@@ -299,13 +300,14 @@ public final class PostgresNotificationStore: NotificationStore {
         query.sql += " ORDER BY id DESC"
         if let limit = filter.limit { query.sql += " LIMIT \(max(0, limit))" }
         return try await rows(query.postgres) { row in
-            QuarantinedDelivery(
+            try QuarantinedDelivery(
                 id: try row["id"].decode(Int64.self), reason: try row["reason"].decode(String.self), detail: try row["detail"].decode(String.self),
                 body: try row["body"].decode(Data.self), bodySize: try row["body_size"].decode(Int.self),
                 truncated: try row["truncated"].decode(Bool.self), notificationUUID: try row["notification_uuid"].decode(String?.self),
                 notificationType: try row["notification_type"].decode(String?.self), receivedAt: Self.rounded(try row["received"].decode(Date.self)),
                 remoteAddress: try row["remote_address"].decode(String?.self), answeredStatus: try row["answered_status"].decode(Int.self),
                 elapsedMilliseconds: try row["elapsed_ms"].decode(Double.self))
+                .counted(row)
         }.reversed()
     }
 

@@ -109,6 +109,8 @@ enum PostgresSchema {
             "CREATE TABLE note_subjects (note_id BIGINT NOT NULL REFERENCES notes(id), subject TEXT NOT NULL)",
             "CREATE INDEX note_subjects_subject ON note_subjects(subject)",
         ],
+        // 5: a bounded quarantine: identical bodies kept once and counted, its size kept up to date.
+        PostgresNotificationStore.quarantineBounds,
     ]
 
     static var version: Int { migrations.count }

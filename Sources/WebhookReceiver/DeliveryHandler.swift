@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 import WebhookStore
 
@@ -17,6 +18,11 @@ struct DeliveryHandler: Sendable {
     let slots: Slots
     let deadlines = ReadDeadlines()
     let forwarder: Forwarder?
+    let counters: ReceiverCounters
+    let connections: ConnectionLimits
+    let rates: PeerRateLimiter
+    let keeper: QuarantineKeeper
+    let refusedBodies = RefusedBodies()
 
     init(
         configuration: NotificationReceiver.Configuration, verifier: SignedDataVerifier, store: any NotificationStore,
@@ -29,10 +35,25 @@ struct DeliveryHandler: Sendable {
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
         self.forwarder = configuration.forward.map(Forwarder.init)
+        let counters = ReceiverCounters()
+        self.counters = counters
+        self.connections = ConnectionLimits(
+            readTimeout: configuration.readTimeout, maxPerPeer: configuration.maxConnectionsPerPeer,
+            unlimited: configuration.unlimitedPeers, counters: counters)
+        // Refused bodies are written with the same deadlines as notifications.
+        self.keeper = QuarantineKeeper(
+            store: guarded, limits: configuration.quarantine, counters: counters, writesPerSecond: configuration.quarantineWritesPerSecond)
+        self.rates = PeerRateLimiter(
+            rate: configuration.maxRequestsPerSecondPerPeer, burst: 2 * configuration.maxRequestsPerSecondPerPeer,
+            unlimited: configuration.unlimitedPeers)
     }
 
-    func respond(to request: Request, remoteAddress: String?) async -> Response {
+    func respond(to request: Request, peer: ReceiverContext.Peer) async -> Response {
         if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return HealthCheck.answer(guarded) }
+        if let metricsPath = configuration.metricsPath, request.uri.path == metricsPath, request.method == .get {
+            return metrics()
+        }
+        let remoteAddress = peer.address
         guard request.uri.path == configuration.path else {
             return Self.error(.notFound, "Nothing here: notifications are POSTed to \(configuration.path).")
         }
@@ -41,23 +62,38 @@ struct DeliveryHandler: Sendable {
             response.headers[.allow] = "POST"
             return response
         }
-        // Timed from arrival: a wait for a free slot counts too.
-        let start = ContinuousClock.now
+        let (admitted, retryAfter) = rates.admit(peer.ip)
+        guard admitted else {
+            counters.add(.rateLimited)
+            var response = Self.error(.tooManyRequests, "Too many requests from this address; send again later.")
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
+        }
+        // Timed from the request's first byte: its head's arrival, and a wait for a free slot, count too.
+        let start = connections.requestStart(on: peer.connection) ?? ContinuousClock.now
         let receivedAt = Date()
+        // The body is read before a processing slot is taken: a slow sender holds only its own
+        // connection, and the slots go to bodies that have arrived.
+        connections.readingBegan()
+        // A receiver too busy to reach the request in time still reads what already arrived: its
+        // read gets a second (at most the timeout) whenever it begins.
+        let deadline = max(start + configuration.readTimeout, .now + min(configuration.readTimeout, .seconds(1)))
+        let body = await read(request, deadline: deadline)
+        connections.readingEnded()
         return await slots.run {
-            await handle(request, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+            await handle(body, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
     }
 
-    private func handle(_ request: Request, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
-        switch await read(request) {
+    private func handle(_ body: Body, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        switch body {
         case .failed(let prefix, let error):
             return await refuse(
                 Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: prefix, size: prefix.count,
                 truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .timedOut(let prefix):
             return await refuse(
-                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout)."),
+                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout) of the request's first byte."),
                 body: prefix, size: prefix.count, truncated: true, status: .requestTimeout,
                 remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .tooLarge(let prefix, let size):
@@ -70,12 +106,20 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ data: Data, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        let hash = RefusedBodies.hash(data)
+        if let known = refusedBodies.refusal(for: hash) {
+            counters.add(.refusedRecognised)
+            return await refuse(
+                Refusal(reason: known.reason, detail: known.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
+                uuid: known.notificationUUID, type: known.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+        }
         var delivery: NotificationDelivery
         switch await NotificationIntake.delivery(from: data, verifier: verifier, receivedAt: receivedAt, remoteAddress: remoteAddress) {
         case .success(let verified): delivery = verified
         case .failure(let refused):
+            refusedBodies.remember(refused, for: hash)
             return await refuse(
-                Refusal(reason: refused.reason, detail: refused.detail), body: data, size: data.count, truncated: false,
+                Refusal(reason: refused.reason, detail: refused.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
                 uuid: refused.notificationUUID, type: refused.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
         delivery.elapsedMilliseconds = Self.milliseconds(since: start)
@@ -125,8 +169,8 @@ struct DeliveryHandler: Sendable {
     }
 
     private func refuse(
-        _ refusal: Refusal, body: Data, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest, uuid: String? = nil,
-        type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
+        _ refusal: Refusal, body: Data, bodyHash: String? = nil, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest,
+        uuid: String? = nil, type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
     ) async -> Response {
         var entry = RefusedDelivery(
             reason: refusal.reason, detail: refusal.detail, body: body, bodySize: size, truncated: truncated, receivedAt: receivedAt,
@@ -139,7 +183,9 @@ struct DeliveryHandler: Sendable {
             receivedAt: receivedAt, outcome: .quarantined, status: status.code, milliseconds: 0, notificationUUID: uuid,
             notificationType: type, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
         do {
-            try await store.quarantine(entry)
+            if try await keeper.keep(entry, bodyHash: bodyHash ?? RefusedBodies.hash(body)) == .notKept {
+                arrival.detail = refusal.detail + " (not kept: the quarantine's writes are at their limit)"
+            }
         } catch {
             // Not kept: the sender must try again.
             return storeFailed(error, arrival: &arrival, start: start)
@@ -160,8 +206,8 @@ struct DeliveryHandler: Sendable {
 
     /// Reads the body, never holding more than the limit: a declared length over it is refused
     /// after reading only the quarantined prefix, and a stream is cut as soon as it passes it.
-    /// The read is a task of its own so that `deadlines` can cut it off at the read timeout.
-    func read(_ request: Request) async -> Body {
+    /// The read is a task of its own so that `deadlines` can cut it off at `deadline`.
+    func read(_ request: Request, deadline: ContinuousClock.Instant) async -> Body {
         let limit = configuration.maxBodyBytes
         let prefixLimit = configuration.quarantinedPrefixBytes
         let declared = request.headers[.contentLength].flatMap { Int($0) }
@@ -185,11 +231,22 @@ struct DeliveryHandler: Sendable {
             }
             collected.finish()
         }
-        let watched = deadlines.watch(.init(deadline: .now + configuration.readTimeout, body: collected, reader: reader))
-        await withTaskCancellationHandler {
-            await reader.value
-        } onCancel: {
-            reader.cancel()
+        let watched = deadlines.watch(.init(deadline: deadline, body: collected, reader: reader))
+        let drainTimeout = configuration.drainTimeout
+        let counters = self.counters
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await reader.value
+            } onCancel: {
+                reader.cancel()
+            }
+        } onGracefulShutdown: { [deadlines] in
+            // A stop waits `drainTimeout` for what is in flight: a body still arriving by half of it
+            // is cut then and answered 408, so that its connection closes before the stop gives up.
+            Task {
+                try? await Task.sleep(for: drainTimeout / 2)
+                if deadlines.cut(watched) { counters.add(.readsCutByStop) }
+            }
         }
         deadlines.finish(watched)
         let snapshot = collected.snapshot()

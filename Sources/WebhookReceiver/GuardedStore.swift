@@ -70,7 +70,7 @@ final class GuardedStore: NotificationStore {
         var description: String { "the store is down (\(cause))" }
     }
 
-    private func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let refusal = health.withLock { health -> Down? in
             guard case .down(var outage) = health, !outage.open else { return nil }
             outage.refused += 1
@@ -200,4 +200,24 @@ final class GuardedStore: NotificationStore {
     func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] { try await inner.notifications(signedIn: window) }
     func replays(uuids: Set<String>) async throws -> [StoredReplay] { try await inner.replays(uuids: uuids) }
     func close() async throws { try await inner.close() }
+}
+
+extension GuardedStore {
+    /// The inner store's bounded quarantine, written with the same deadline and health as every
+    /// other write; nil when the inner store keeps every body as it comes.
+    var boundedQuarantine: (any BoundedQuarantine)? {
+        (inner as? any BoundedQuarantine).map { GuardedQuarantine(store: self, bounded: $0) }
+    }
+}
+
+/// A bounded quarantine whose writes go through a `GuardedStore`.
+struct GuardedQuarantine: BoundedQuarantine {
+    let store: GuardedStore
+    let bounded: any BoundedQuarantine
+
+    func quarantine(_ bodies: [HashedRefusal], within limits: QuarantineLimits) async throws -> QuarantineWrite {
+        try await store.write { [bounded] in try await bounded.quarantine(bodies, within: limits) }
+    }
+
+    func quarantineUsage() async throws -> (bodies: Int, bytes: Int) { try await bounded.quarantineUsage() }
 }

@@ -21,7 +21,9 @@ public enum NotificationIntake {
         case .success(let jws): signedPayload = jws
         case .failure(let refusal): return .failure(Refused(reason: refusal.reason, detail: refusal.detail))
         }
-        let decoded = await verifier.verifyNotification(signedPayload)
+        // Cheapest first: what the payload claims before its chain and signature, and nothing nested
+        // in a notification that failed (an attacker's body should cost less than Apple's).
+        let decoded = await verifier.verifyNotification(signedPayload, cheapestFirst: true)
         let payload = decoded.notification.payload
         if let refusal = DeliveryHandler.refusal(for: decoded) {
             return .failure(Refused(

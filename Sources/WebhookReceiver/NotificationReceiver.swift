@@ -23,14 +23,30 @@ public final class NotificationReceiver: Sendable {
         public var path = "/appstore/notifications"
         /// Apple's notifications are a few KiB; anything bigger than this is refused unread.
         public var maxBodyBytes = 1 << 20
-        /// Of a body too large, this much is kept in quarantine.
+        /// Of a body too large, this much is read (and kept in quarantine within `quarantine`'s limits).
         public var quarantinedPrefixBytes = 64 << 10
+        /// How much of what is refused is kept.
+        public var quarantine = QuarantineLimits()
+        /// Refused bodies written a second at most, in bursts of twice that; the others are answered
+        /// without being kept (0: every one is written).
+        public var quarantineWritesPerSecond: Double = 50
         /// Requests handled at once; the others wait their turn.
         public var maxConcurrentRequests = 64
         /// Open connections at most (each waits for a free request slot).
         public var maxConnections = 512
-        /// How long a request's body may take to arrive; a connection idle for 10 s more is closed.
+        /// How long a request (head and body) may take to arrive, from its first byte; a connection
+        /// idle for 10 s more is closed.
         public var readTimeout: Duration = .seconds(10)
+        /// Connections one peer address may have open at once (0: no limit).
+        public var maxConnectionsPerPeer = 32
+        /// Requests a second one peer address may make, in bursts of up to twice that; beyond it
+        /// the answer is 429 (0: no limit).
+        public var maxRequestsPerSecondPerPeer: Double = 0
+        /// Peers held to neither per-peer limit: loopback (a reverse proxy on this machine) and
+        /// Apple's notification senders (17.0.0.0/8).
+        public var unlimitedPeers: [PeerRange] = PeerRange.loopback + [PeerRange.apple]
+        /// Where the counters are served (GET, Prometheus text); nil serves none.
+        public var metricsPath: String? = "/metrics"
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
         /// How long a write to the store may take: past it the request is answered 503 at once.
@@ -76,12 +92,14 @@ public final class NotificationReceiver: Sendable {
         // Idle connections close 10 s after the read timeout: well after a request's own body
         // deadline, so a body that stops arriving is still answered 408 (and kept), even on a busy machine.
         let idle = configuration.readTimeout + .seconds(10)
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .nanoseconds(
-            Int64(idle.components.seconds) * 1_000_000_000 + idle.components.attoseconds / 1_000_000_000)))
+        let connections = handler.connections
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionGuard(limits: connections)],
+            idleTimeout: ConnectionGuard.timeAmount(idle)))
         let server = try configuration.tls.map { files in try HTTPServerBuilder.tls(http1, tlsConfiguration: try Self.tlsConfiguration(files)) } ?? http1
         let app = Application(
             responder: CallbackResponder<ReceiverContext> { request, context in
-                await handler.respond(to: request, remoteAddress: context.remoteAddress)
+                await handler.respond(to: request, peer: context.peer)
             },
             server: server,
             configuration: .init(
@@ -157,8 +175,14 @@ public final class NotificationReceiver: Sendable {
     /// Requests still in flight when the last stop cut them off: none of them was answered 200.
     public var cutOff: Int { cutOffCount.withLock { $0 } }
 
-    /// Requests being handled right now.
+    /// Requests being handled right now (their body read, holding a slot).
     public var inFlight: Int { handler.slots.inUse }
+    /// Requests whose body is still arriving (they hold no slot).
+    public var reading: Int { handler.connections.reading }
+    /// Connections open right now.
+    public var openConnections: Int { handler.connections.openConnections }
+    /// What was refused, cut off and dropped since the start (also at `metricsPath`).
+    public var counters: ReceiverCounters { handler.counters }
     /// Requests waiting for one of the `maxConcurrentRequests` slots.
     public var waiting: Int { handler.slots.waiting }
 }
@@ -201,14 +225,24 @@ public struct Arrival: Sendable, Equatable {
     public var remoteAddress: String?
 }
 
-/// Adds the peer's address to Hummingbird's basic context.
+/// Adds the peer to Hummingbird's basic context.
 struct ReceiverContext: RequestContext {
+    struct Peer: Sendable {
+        /// "ip:port", as kept with each delivery.
+        let address: String?
+        /// What the per-peer limits count by.
+        let ip: String?
+        /// The connection, which `ConnectionLimits` knows the request's first byte by.
+        let connection: ObjectIdentifier
+    }
+
     var coreContext: CoreRequestContextStorage
-    let remoteAddress: String?
+    let peer: Peer
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.remoteAddress = source.channel.remoteAddress.map(Self.describe)
+        let remote = source.channel.remoteAddress
+        self.peer = Peer(address: remote.map(Self.describe), ip: remote?.ipAddress, connection: ObjectIdentifier(source.channel))
     }
 
     static func describe(_ address: SocketAddress) -> String {

@@ -36,6 +36,14 @@ final class ReadDeadlines: Sendable {
         state.withLock { _ = $0.reads.removeValue(forKey: id) }
     }
 
+    /// Cuts the read off now, as its deadline would; false when it had already ended.
+    func cut(_ id: Int) -> Bool {
+        guard let read = state.withLock({ $0.reads.removeValue(forKey: id) }) else { return false }
+        read.body.cut()
+        read.reader.cancel()
+        return true
+    }
+
     /// Ends when nothing is left to watch; the next `watch` starts it again.
     private func run() async {
         while true {

@@ -274,6 +274,11 @@ public struct QuarantinedDelivery: Sendable, Equatable {
     public var remoteAddress: String?
     public var answeredStatus: Int
     public var elapsedMilliseconds: Double
+    /// How many times this body was refused (identical bodies are kept once), and when last.
+    public var count = 1
+    public var lastReceivedAt: Date?
+    /// The SHA-256 of what was read of the body (hex); nil for rows kept before bodies were hashed.
+    public var bodyHash: String?
 
     public init(
         id: Int64, reason: String, detail: String, body: Data, bodySize: Int, truncated: Bool, notificationUUID: String?,

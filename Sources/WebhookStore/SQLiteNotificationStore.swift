@@ -124,6 +124,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
             "CREATE TABLE note_subjects (note_id INTEGER NOT NULL REFERENCES notes(id), subject TEXT NOT NULL)",
             "CREATE INDEX note_subjects_subject ON note_subjects(subject)",
         ],
+        // 5: a bounded quarantine: identical bodies kept once and counted, its size kept up to date.
+        quarantineBounds,
     ]
 
     public static var schemaVersion: Int { migrations.count }
@@ -472,6 +474,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
                 notificationUUID: row.column("notification_uuid")?.string, notificationType: row.column("notification_type")?.string,
                 receivedAt: Self.date(row.column("received_ms")), remoteAddress: row.column("remote_address")?.string,
                 answeredStatus: Int(row.column("answered_status")?.integer ?? 0), elapsedMilliseconds: row.column("elapsed_ms")?.double ?? 0)
+                .counted(row)
         }.reversed()
     }
 

@@ -33,6 +33,9 @@ struct WebhookBench: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp(
         "Also measure a team's store on this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE; the bench fills it).", valueName: "url"))
     var postgres: String?
+    @Option(name: .long, help: "Slow clients connected while valid notifications are measured.") var slowClients: Int = 200
+    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal (comma-separated).", valueName: "groups"))
+    var only: String?
 
     func run() async throws {
         if let writeBodies {
@@ -47,9 +50,12 @@ struct WebhookBench: AsyncParsableCommand {
         let base = folder ?? NSTemporaryDirectory() + "iapdesk-webhook-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { if folder == nil { try? FileManager.default.removeItem(atPath: base) } }
-        try await measureStore(base + "/store.sqlite")
-        try await measureReceiver(base + "/receiver.sqlite")
-        try await measureTeamStores(sqlitePath: base + "/receivers.sqlite", postgres: postgres)
+        let groups = Set((only ?? "store,receiver,teams,slow,refusal").split(separator: ",").map(String.init))
+        if groups.contains("store") { try await measureStore(base + "/store.sqlite") }
+        if groups.contains("receiver") { try await measureReceiver(base + "/receiver.sqlite") }
+        if groups.contains("teams") { try await measureTeamStores(sqlitePath: base + "/receivers.sqlite", postgres: postgres) }
+        if groups.contains("slow") { try await measureUnderSlowClients(base + "/slow.sqlite", slow: slowClients) }
+        if groups.contains("refusal") { try await measureRefusalCost(base + "/refusal") }
     }
 
     static func figure(_ name: String, _ value: Double, _ unit: String) {
@@ -144,20 +150,20 @@ struct WebhookBench: AsyncParsableCommand {
     }
 
     /// DID_RENEW notifications with a nested transaction, each with its own UUID, signed by the demo's chain.
-    static func bodies(_ count: Int, demo: DemoServer) throws -> [Data] {
+    static func bodies(_ count: Int, demo: DemoServer, bundleId: String = DemoServer.bundleId) throws -> [Data] {
         var bodies: [Data] = []
         for index in 0..<count {
             var transaction = TransactionPayload()
             transaction.transactionId = String(2_000_000_100_000_000 + index)
             transaction.originalTransactionId = "2000000000000001"
-            transaction.bundleId = DemoServer.bundleId
+            transaction.bundleId = bundleId
             transaction.productId = "com.iapdesk.demo.pro.monthly"
             transaction.environment = .production
             transaction.signedDate = Date()
             var data = NotificationData()
             data.environment = .production
             data.appAppleId = DemoServer.appAppleId
-            data.bundleId = DemoServer.bundleId
+            data.bundleId = bundleId
             data.signedTransactionInfo = try demo.sign(transaction)
             var payload = NotificationPayload()
             payload.notificationType = .didRenew

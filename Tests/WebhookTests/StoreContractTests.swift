@@ -17,11 +17,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .sqlite:
             let folder = try TemporaryFolder()
             let path = folder.storePath
-            return StoreFixture(open: { try await SQLiteNotificationStore.open(path: path) }, cleanup: { folder.remove() })
+            return StoreFixture(open: { try await SQLiteNotificationStore.open(path: path) }, cleanup: { folder.remove() }, path: path)
         case .postgres:
             let database = try await TestPostgres.database()
             return StoreFixture(
-                open: { try await PostgresNotificationStore.open(database.address) }, cleanup: { await database.drop() })
+                open: { try await PostgresNotificationStore.open(database.address) }, cleanup: { await database.drop() },
+                address: database.address)
         }
     }
 }
@@ -29,6 +30,9 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 struct StoreFixture: Sendable {
     let open: @Sendable () async throws -> any NotificationStore
     let cleanup: @Sendable () async -> Void
+    /// Where the store is, for a test that opens it another way (an older schema).
+    var path: String?
+    var address: PostgresAddress?
 
     /// Runs `body` with one open store, closing it and removing the store however `body` ends.
     func with(_ body: (any NotificationStore) async throws -> Void) async throws {

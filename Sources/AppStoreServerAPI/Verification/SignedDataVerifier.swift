@@ -88,9 +88,19 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies a notification and, separately, every signed payload nested in it.
     public func verifyNotification(_ jws: String) async -> DecodedNotification {
-        let notification = await verify(jws, as: NotificationPayload.self, signedAt: \.signedDate) { payload in
+        await verifyNotification(jws, cheapestFirst: false)
+    }
+
+    /// With `cheapestFirst`, as a receiver open to anyone wants it: the bundle ID, app Apple ID and
+    /// environment the payload claims are checked before its chain and signature, and nothing nested
+    /// is verified in a notification that failed; the first failure found is the one reported.
+    public func verifyNotification(_ jws: String, cheapestFirst: Bool) async -> DecodedNotification {
+        let notification = await verify(jws, as: NotificationPayload.self, signedAt: \.signedDate, contentFirst: cheapestFirst) { payload in
             let (bundle, appleId, environment) = Self.identity(of: payload)
             return ContentIdentity(kind: "a notification", bundleId: .carried(bundle), appAppleId: .carried(appleId), environment: environment)
+        }
+        if cheapestFirst, !notification.status.isVerified {
+            return DecodedNotification(notification: notification, transaction: nil, renewalInfo: nil, appTransaction: nil)
         }
         let data = notification.payload?.data
         let signedTransaction = data?.signedTransactionInfo
@@ -198,7 +208,7 @@ public struct SignedDataVerifier: Sendable {
     static let validNow = "valid now: the data has no signedDate; revocation not checked"
 
     private func verify<Payload: FastJSONDecodable & Decodable>(
-        _ text: String, as type: Payload.Type, signedAt signedDate: (Payload) -> Date?,
+        _ text: String, as type: Payload.Type, signedAt signedDate: (Payload) -> Date?, contentFirst: Bool = false,
         identity: (Payload) -> ContentIdentity
     ) async -> VerifiedPayload<Payload> {
         let jws: CompactJWS
@@ -232,6 +242,16 @@ public struct SignedDataVerifier: Sendable {
                 payload: consume decoded, rawPayload: rawPayload, header: try? jws.header(),
                 status: failure.map { .failed($0) } ?? .notChecked("\(unsigned.label) data is not signed by Apple."),
                 chainSubjects: [], checks: checks, signed: text)
+        }
+        if contentFirst {
+            var checks: [VerificationCheck] = []
+            checks.reserveCapacity(4)
+            checks.append(.init(.chain, .notMade("what the payload claims did not match")))
+            if let failure = contentChecks(carried, into: &checks) {
+                return VerifiedPayload(
+                    payload: consume decoded, rawPayload: rawPayload, header: nil, status: .failed(failure), chainSubjects: [],
+                    checks: checks, signed: text)
+            }
         }
         let signedAt = signedDate(decoded)
         var header: JWSHeader?

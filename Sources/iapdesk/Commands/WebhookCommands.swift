@@ -92,6 +92,27 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds a stop waits for requests in flight.", valueName: "seconds")) var drainTimeout: Double = 10
     @Option(name: .long, help: ArgumentHelp("Seconds a write to the store may take before the request is answered 503.", valueName: "seconds"))
     var storeDeadline: Double = 3
+    @Option(name: .long, help: ArgumentHelp("Largest body read (bytes; K, M suffixes); a larger one is refused after its first 64 KiB.", valueName: "size"))
+    var maxBody: String = "1M"
+    @Option(name: .long, help: ArgumentHelp("Connections one peer address may have open at once (0: no limit).", valueName: "n"))
+    var maxConnectionsPerPeer: Int = 32
+    @Option(name: .long, help: ArgumentHelp("Requests a second one peer address may make, in bursts of twice that; beyond it 429 (0: no limit).", valueName: "n"))
+    var maxRatePerPeer: Double = 0
+    @Option(name: .long, help: ArgumentHelp(
+        "An address range (CIDR) held to no per-peer limit; repeat for several. Default: 127.0.0.0/8, ::1 and Apple's 17.0.0.0/8; giving any replaces them, `none` leaves none.",
+        valueName: "cidr"))
+    var unlimitedPeer: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Refused bodies kept at most, all together (bytes; K, M, G suffixes); the oldest are dropped first.", valueName: "size"))
+    var quarantineMaxBytes: String = "64M"
+    @Option(name: .long, help: ArgumentHelp("Refused bodies kept at most (identical bodies are kept once, with a count).", valueName: "n"))
+    var quarantineMaxBodies: Int = 10_000
+    @Option(name: .long, help: ArgumentHelp("A refused body larger than this is kept as its hash, size and first --quarantine-prefix bytes.", valueName: "size"))
+    var quarantineWholeLimit: String = "64K"
+    @Option(name: .long, help: ArgumentHelp("How much of a larger refused body is kept.", valueName: "size")) var quarantinePrefix: String = "4K"
+    @Option(name: .long, help: ArgumentHelp("Refused bodies written to the quarantine a second at most, in bursts of twice that (0: no limit).", valueName: "n"))
+    var quarantineRate: Double = 50
+    @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
+    var metricsPath: String = "/metrics"
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
     @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
     @OptionGroup var global: GlobalOptions
@@ -116,6 +137,36 @@ struct ListenCommand: AsyncParsableCommand {
         guard storeDeadline.isFinite, storeDeadline >= 0.1, storeDeadline <= 60 else {
             throw ValidationError("--store-deadline must be 0.1 to 60 seconds.")
         }
+        _ = try limits()
+    }
+
+    /// The abuse limits as the options give them.
+    func limits() throws -> (maxBody: Int, unlimited: [PeerRange], quarantine: QuarantineLimits) {
+        func size(_ name: String, _ text: String, atMost: Int) throws -> Int {
+            guard let value = ByteSize.parse(text), value <= atMost else {
+                throw ValidationError("\(name) must be a size in bytes such as 65536, 64K or 1M, at most \(ByteSize.describe(atMost)).")
+            }
+            return value
+        }
+        let maxBody = try size("--max-body", maxBody, atMost: 64 << 20)
+        guard maxBody > 0 else { throw ValidationError("--max-body must be more than 0.") }
+        guard maxConnectionsPerPeer >= 0 else { throw ValidationError("--max-connections-per-peer must be 0 or more.") }
+        guard maxRatePerPeer.isFinite, maxRatePerPeer >= 0 else { throw ValidationError("--max-rate-per-peer must be 0 or more.") }
+        var unlimited = PeerRange.loopback + [PeerRange.apple]
+        if !unlimitedPeer.isEmpty {
+            unlimited = try unlimitedPeer.filter { $0 != "none" }.map { text in
+                guard let range = PeerRange(text) else { throw ValidationError("--unlimited-peer takes an address or CIDR range such as 17.0.0.0/8, not \(text).") }
+                return range
+            }
+        }
+        var quarantine = QuarantineLimits()
+        quarantine.maxBytes = try size("--quarantine-max-bytes", quarantineMaxBytes, atMost: 1 << 40)
+        guard quarantineMaxBodies >= 1 else { throw ValidationError("--quarantine-max-bodies must be 1 or more.") }
+        quarantine.maxBodies = quarantineMaxBodies
+        quarantine.wholeBodyLimit = try size("--quarantine-whole-limit", quarantineWholeLimit, atMost: 64 << 20)
+        quarantine.prefixBytes = try size("--quarantine-prefix", quarantinePrefix, atMost: quarantine.wholeBodyLimit)
+        guard quarantineRate.isFinite, quarantineRate >= 0 else { throw ValidationError("--quarantine-rate must be 0 or more.") }
+        return (maxBody, unlimited, quarantine)
     }
 
     static func split(_ address: String) throws -> (host: String, port: Int) {
@@ -177,6 +228,14 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.storeDeadline = .milliseconds(Int64(storeDeadline * 1000))
             let output = ArrivalPrinter(json: global.json, quiet: quiet)
             configuration.onStoreHealth = { [shown = location.description] in output.storeHealth($0, store: shown) }
+            let limits = try limits()
+            configuration.maxBodyBytes = limits.maxBody
+            configuration.maxConnectionsPerPeer = maxConnectionsPerPeer
+            configuration.maxRequestsPerSecondPerPeer = maxRatePerPeer
+            configuration.unlimitedPeers = limits.unlimited
+            configuration.quarantine = limits.quarantine
+            configuration.quarantineWritesPerSecond = quarantineRate
+            configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
             }
@@ -215,6 +274,7 @@ struct ListenCommand: AsyncParsableCommand {
             await session?.close()
             let cutOff = receiver.cutOff
             output.note(output.summary + (drained ? "" : " \(cutOff) request\(cutOff == 1 ? " was" : "s were") cut off unanswered after --drain-timeout \(WriteDeadline.words(configuration.drainTimeout)): not answered 200, so Apple sends \(cutOff == 1 ? "it" : "them") again."))
+            if let abuse = ArrivalPrinter.abuseSummary(receiver.counters) { output.note(abuse) }
         }
     }
 
@@ -309,6 +369,19 @@ final class ArrivalPrinter: Sendable {
     private func write(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
+
+    /// What the limits refused, cut or dropped, when they did anything.
+    static func abuseSummary(_ counters: ReceiverCounters) -> String? {
+        let parts: [(String, Int)] = [
+            ("connections over the per-peer limit", counters[.connectionsOverPeerLimit]), ("heads too slow", counters[.headerTimeouts]),
+            ("bodies cut off", counters[.bodiesCutOff]), ("slow bodies cut by the stop", counters[.readsCutByStop]),
+            ("answered 429", counters[.rateLimited]),
+            ("refused bodies recognised", counters[.refusedRecognised]), ("quarantine repeats", counters[.quarantineRepeats]),
+            ("quarantined bodies dropped", counters[.quarantineDropped]), ("refused bodies not kept", counters[.quarantineNotKept]),
+        ].filter { $0.1 > 0 }
+        guard !parts.isEmpty else { return nil }
+        return "Limits: " + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + "."
+    }
 }
 
 enum JSONLine {
@@ -387,11 +460,11 @@ struct ReceivedCommand: AsyncParsableCommand {
                     return
                 }
                 printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(Self.record)])
-                var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "FROM", "DETAIL")
+                var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "TIMES", "FROM", "DETAIL")
                 for entry in entries {
                     table.add(
                         DisplayFormat.date(entry.receivedAt, seconds: true), entry.reason, String(entry.answeredStatus),
-                        "\(entry.bodySize)\(entry.truncated ? "+" : "")", entry.remoteAddress ?? "-", entry.detail)
+                        "\(entry.bodySize)\(entry.truncated ? "+" : "")", String(entry.count), entry.remoteAddress ?? "-", entry.detail)
                 }
                 printer.text(entries.isEmpty ? "Nothing quarantined in \(path)." : "\(entries.count) quarantined in \(path)\n\n" + table.render())
                 return
@@ -532,8 +605,10 @@ struct ReceivedCommand: AsyncParsableCommand {
             "remoteAddress": entry.remoteAddress, "elapsedMs": entry.elapsedMilliseconds,
             "body": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
             "bodyEncoding": String(data: entry.body, encoding: .utf8) == nil ? "base64" : "utf8",
+            "count": entry.count, "bodySHA256": entry.bodyHash,
         ]
         record.merge(Printer.date("receivedAt", entry.receivedAt))
+        if let last = entry.lastReceivedAt { record.merge(Printer.date("lastReceivedAt", last)) }
         return record
     }
 
