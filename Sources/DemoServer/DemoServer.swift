@@ -74,6 +74,12 @@ public final class DemoServer: Sendable {
         set { store.webhook = newValue }
     }
 
+    /// What the demo's own receiver (`receiverURL`) does with each body it takes: answered 200 when
+    /// `keep` says it was kept, 503 (retried, as Apple would) when not.
+    public func keepOwnDeliveries(_ keep: @escaping @Sendable (Data) async -> Bool) {
+        store.ownReceiver.withLock { $0 = keep }
+    }
+
     /// Makes `url` where every demo process on this state folder sends its notifications, as the
     /// URL set in App Store Connect is for every server of Apple's: a `test-notification --demo`
     /// in one shell reaches the `listen --demo` of another. It stays after the receiver stops (its

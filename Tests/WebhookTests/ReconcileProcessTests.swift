@@ -356,6 +356,13 @@ import WebhookStore
         let again = try await iapdesk(["recover", "--since", "179d", "--demo", "--to", app.receiverURL.absoluteString, "--json"], folder: folder)
         #expect(again.status == 0)
         #expect(again.json["sent"] as? Int == 0)
+
+        // A write from another shell publishes a notification; the demo delivers it to its own
+        // receiver, which keeps it as a receiver in front of the app would: still nothing missing.
+        let extended = try await iapdesk(["extend", "2000000400000044", "--days", "3", "--reason", "service-issue", "--demo", "--yes"], folder: folder)
+        #expect(extended.status == 0, "\(extended.stderr)")
+        let afterWrite = try await iapdesk(["reconcile", "--since", "179d", "--demo", "--json"], folder: folder)
+        #expect(afterWrite.status == 0, "\(afterWrite.stdout.prefix(1500)) \(afterWrite.stderr)")
     }
 
     @Test func ctrlCDuringRecoverStopsBetweenTwoPostsAndSaysHowManyWereSent() async throws {

@@ -42,8 +42,10 @@ struct DemoAPI: Sendable {
             return .json(seeds(environment))
         }
         if request.method == "POST", request.segments == ["demo", "webhook"] {
-            // The demo's own notification receiver: accepts what Apple would send, like a healthy server.
-            return DemoResponse(status: 200)
+            // The demo's own notification receiver: accepts what Apple would send, like a healthy
+            // server, and keeps it where it was told to (200 only once kept).
+            guard let keep = store.ownReceiver.withLock({ $0 }) else { return DemoResponse(status: 200) }
+            return DemoResponse(status: await keep(request.body) ? 200 : 503)
         }
         guard let route = Route(request) else {
             return DemoResponse(status: 404)

@@ -20,6 +20,9 @@ final class DemoStore: Sendable {
     private let journalRead: Mutex<(offset: UInt64, own: Set<UInt64>)>
     /// The journal's write lock while a write runs: its line is appended through it.
     private let heldJournal = Mutex<LockedFile?>(nil)
+    /// What the demo's own receiver does with a body it takes (keeps it where the demo's arrivals
+    /// are kept); nil: it only answers 200.
+    let ownReceiver = Mutex<(@Sendable (Data) async -> Bool)?>(nil)
     /// Deliveries still on their way (a process that keeps its state lets them land before it ends).
     let deliveries = Mutex<[UUID: Task<Void, Never>]>([:])
 

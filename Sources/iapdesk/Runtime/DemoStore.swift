@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import DemoServer
 import Foundation
+import WebhookReceiver
 import WebhookStore
 
 /// The demo's notification store: one file in the demo's state folder for `iapdesk demo` and every
@@ -39,5 +40,21 @@ enum DemoStore {
             throw CLIError("The demo's notification store \(path) cannot be made: \(error).", hint: "Check \(DemoStateLocation.path()) is writable.", status: .failure)
         }
         return .file(path: path)
+    }
+
+    /// Keeps a body the demo's own receiver took, as `listen --demo` would have: a notification
+    /// delivered to the demo itself arrived, so reconcile finds no gap the demo made up.
+    static func keep(_ body: Data, demo: DemoServer, verifier: SignedDataVerifier) async -> Bool {
+        guard case .success(let delivery) = await NotificationIntake.delivery(
+            from: body, verifier: verifier, receivedAt: Date(), remoteAddress: "the demo's own receiver") else { return true }
+        do {
+            let location = try await prepare(demo, verifier: verifier)
+            let store = try await StoreAccess.open(location)
+            let recorded = (try? await store.record(delivery)) != nil
+            try? await store.close()
+            return recorded
+        } catch {
+            return false
+        }
     }
 }

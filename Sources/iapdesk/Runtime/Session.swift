@@ -89,8 +89,12 @@ final class Session: Sendable {
             throw CLIError(error.description, hint: "iapdesk demo --reset removes the demo's kept state.", status: .configuration)
         }
         DemoStateLocation.report(server.keptState)
-        // Test notifications go to the demo's own receiver, so the round trip works offline.
+        // Test notifications go to the demo's own receiver, so the round trip works offline; what
+        // it takes is kept in the demo's store, as a receiver in front of the app keeps it.
         server.webhookURL = server.receiverURL
+        if let verifier = try? server.makeVerifier() {
+            server.keepOwnDeliveries { body in await DemoStore.keep(body, demo: server, verifier: verifier) }
+        }
         var profile = Profile(name: "demo")
         // The demo needs no config, but an agent's name (IAPDESK_AGENT) still names its writes.
         profile.agent = (try? ProfileOverrides.fromEnvironment(ProcessInfo.processInfo.environment))?.agent
