@@ -127,6 +127,7 @@ enum ExtendReducer {
         if let count = form.earlier.value, count.total >= ExtensionRules.maxPerYear {
             form.error = "Refused here: \(ExtensionRules.limitReached(count))"
             state.extendForm = form
+            ConsoleReducer.toast(&state, "Not extended: \(ExtensionRules.limitReached(count))", isError: true, lasting: 80)
             return []
         }
         guard form.dayCount != nil else {
@@ -192,6 +193,8 @@ enum ExtendReducer {
         form.earlier = .loaded(review.count)
         if let refusal = review.refusal {
             form.error = "Refused here: \(refusal)"
+            // Said in the status line too: on a small terminal the form may not show its last lines.
+            ConsoleReducer.toast(&state, "Not extended: \(refusal)", isError: true, lasting: 80)
             return
         }
         guard state.overlay == .extend, form.dayCount != nil else { return }

@@ -58,6 +58,16 @@ enum PaneViews {
         }
     }
 
+    /// A table's one-character verdict: a payload not checked yet (a page still being verified, or
+    /// a load stopped before it was) is "?", never a failure.
+    static func verificationCell(_ status: VerificationStatus?) -> String {
+        switch status {
+        case .verified: return "✓"
+        case .notChecked, nil: return "?"
+        case .failed: return "✗"
+        }
+    }
+
     static func transactionTable(_ rows: [VerifiedTransaction], list: ListState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer, revocation: Bool = true) {
         let wide = area.width >= 110
         // A column nothing would be written in gives its width to the others.
@@ -78,7 +88,7 @@ enum PaneViews {
                       DisplayFormat.money(t.price, t.currency)]
             if wide { cells.append(t.inAppOwnershipType == .familyShared ? "Family" : (t.inAppOwnershipType?.label ?? "-")) }
             if revocation { cells.append(revocationText(t)) }
-            cells.append(verificationMark(row.status) == "✓" ? "✓" : "✗")
+            cells.append(verificationCell(row.status))
             var style: Style?
             if t.revocationDate != nil { style = theme[.warning] }
             if case .failed = row.status { style = theme[.error] }

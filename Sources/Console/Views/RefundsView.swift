@@ -25,7 +25,7 @@ enum RefundsView {
             }
             return ([DisplayFormat.date(t?.revocationDate).replacingOccurrences(of: " UTC", with: ""), t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
                      reason, t?.revocationType?.label ?? "-", t?.revocationPercentage.map { DisplayFormat.percentage($0) } ?? "",
-                     PaneViews.verificationMark(rows[index].status) == "✓" ? "✓" : "✗"], nil)
+                     PaneViews.verificationCell(rows[index].status)], nil)
         }.render(in: area, buffer: &buffer)
     }
 }
