@@ -54,8 +54,11 @@ import Testing
 
     /// Runs the binary without holding a thread of the concurrency pool while it runs: a blocked
     /// pool (one thread per core) starves the demo servers and timers of the tests running beside.
-    /// Ctrl-C after `interruptAfter` seconds.
-    static func launch(_ process: Process, _ out: Pipe, _ err: Pipe, stdin: String? = nil, interruptAfter: TimeInterval? = nil) async throws -> Run {
+    /// Ctrl-C after `interruptAfter` seconds, or once `interruptWhen` holds (looked at every 50 ms).
+    static func launch(
+        _ process: Process, _ out: Pipe, _ err: Pipe, stdin: String? = nil, interruptAfter: TimeInterval? = nil,
+        interruptWhen: (@Sendable () -> Bool)? = nil
+    ) async throws -> Run {
         let input = Pipe()
         if stdin != nil { process.standardInput = input }
         let output = Mutex<(out: Data, err: Data)>((Data(), Data()))
@@ -81,6 +84,12 @@ import Testing
         }
         if let interruptAfter {
             DispatchQueue.global().asyncAfter(deadline: .now() + interruptAfter) { process.interrupt() }
+        }
+        if let interruptWhen {
+            DispatchQueue.global().async {
+                while process.isRunning && !interruptWhen() { usleep(50_000) }
+                if process.isRunning { process.interrupt() }
+            }
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             group.notify(queue: .global()) { continuation.resume() }

@@ -15,9 +15,10 @@ import Testing
     }
 
     /// A demo server with `faults`, and the flags that reach it as a configured profile would.
-    func server(_ faults: DemoFaults) async throws -> (DemoServer, [String]) {
+    func server(_ faults: DemoFaults, recordingServed: Bool = false) async throws -> (DemoServer, [String]) {
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
+        configuration.recordsServedSignatures = recordingServed
         let server = try await DemoServer.start(configuration)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-deadline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -107,10 +108,11 @@ import Testing
     @Test func ctrlCPrintsWhatArrivedAndSaysItIsPartial() async throws {
         var faults = DemoFaults()
         faults.latency = 2
-        let (server, flags) = try await server(faults)
-        // Some pages arrive (2 s each; 26 in all, one after another as --limit fetches them), then
-        // Ctrl-C at 40 s: room for a loaded machine to get some, never time to get all.
-        let result = try await run(["history", "2000000400003628", "--limit", "1000"] + flags, interruptAfter: 40)
+        let (server, flags) = try await server(faults, recordingServed: true)
+        // Pages arrive 2 s apart (26 in all, one after another as --limit fetches them); Ctrl-C
+        // once the server has served three of them: some arrived, never all, however busy the machine.
+        let (process, out, err) = CommandLineTests.process(["history", "2000000400003628", "--limit", "1000"] + flags)
+        let result = try await CommandLineTests.launch(process, out, err, interruptWhen: { server.servedSignatures().count >= 60 })
         let (stdout, stderr) = (result.stdout, result.stderr)
         #expect(result.status == 130, "\(stderr)")
         #expect(stdout.contains("partial"), "\(stdout)")
@@ -127,8 +129,10 @@ import Testing
         // complete before Ctrl-C.
         faults.latency = 60
         faults.latencyEvery = 5
-        let (server, flags) = try await server(faults)
-        let result = try await run(["history", "2000000400003628"] + flags, interruptAfter: 40)
+        let (server, flags) = try await server(faults, recordingServed: true)
+        // Ctrl-C once the windows that answer have served a page's worth: the stalled ones cannot have.
+        let (process, out, err) = CommandLineTests.process(["history", "2000000400003628"] + flags)
+        let result = try await CommandLineTests.launch(process, out, err, interruptWhen: { server.servedSignatures().count >= 60 })
         let (stdout, stderr) = (result.stdout, result.stderr)
         #expect(result.status == 130, "\(stderr)")
         #expect(stdout.contains("partial"), "\(stdout)")
