@@ -106,7 +106,8 @@ import Testing
         let (first, _, err) = bench.process(Self.extend)
         try first.run()
         var printed = ""
-        let deadline = Date().addingTimeInterval(20)
+        // A bound for a loaded machine (the run reads the subscription and its history first), not a wait.
+        let deadline = Date().addingTimeInterval(120)
         while requestIdentifier(in: printed) == nil, Date() < deadline {
             let chunk = err.fileHandleForReading.availableData
             if chunk.isEmpty { break }

@@ -94,12 +94,12 @@ import Testing
         guard case .deadlineExceeded? = error else { Issue.record("expected the deadline, got \(String(describing: error))"); return }
         #expect(elapsed >= 1.9 && elapsed < 60, "took \(elapsed) s")
         // A request held by the fault does not hold the stop.
-        let held = Task { await apiError { try await server.plainClient().getTransactionInfo(transactionId: id) } }
+        let held = Task { await apiError { try await server.makeClient(retryPolicy: .none, timeout: 300).getTransactionInfo(transactionId: id) } }
         try await Task.sleep(nanoseconds: 300_000_000)
         let stopping = Date()
         await server.stop()
-        // Held, the stop would wait for the client's 60 s timeout; a loaded machine may take seconds.
-        #expect(Date().timeIntervalSince(stopping) < 30)
+        // Held, the stop would wait for the client's 300 s timeout; a loaded machine may take tens of seconds.
+        #expect(Date().timeIntervalSince(stopping) < 120)
         #expect(await held.value != nil)
     }
 
