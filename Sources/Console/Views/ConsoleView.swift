@@ -62,7 +62,7 @@ public enum ConsoleView {
             // A customer found in the other environment says so where the eye goes first.
             let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
             // How old what the panes show is: `r` reads it all again.
-            let age = customer.readAt.map { " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
+            let age = customer.readAt.map { state.now.timeIntervalSince($0) < 1 ? " · read just now" : " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
             parts.append((customer.anchorId ?? customer.query) + elsewhere + age)
         }
         if state.list(state.pane).detailOpen, let id = PaneRows.selectedID(state, state.pane) { parts.append(id) }
