@@ -78,7 +78,8 @@ import Glibc
         // Ten bytes of the hundred announced, then nothing.
         let answer = await Self.exchange(port: bench.receiver.port, [head + Data(#"{"signedPa"#.utf8)])
         #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer)")
-        #expect(ContinuousClock.now - started < .seconds(9))
+        // The 408 itself says the read deadline cut it (an idle close answers nothing); this bound is for a busy machine.
+        #expect(ContinuousClock.now - started < .seconds(60))
         let entry = try #require(try await bench.store.quarantined(QuarantineFilter()).first)
         #expect(entry.reason == "read-timeout", "\(entry.detail) after \(entry.elapsedMilliseconds) ms")
         #expect(entry.body == Data(#"{"signedPa"#.utf8))
