@@ -50,6 +50,42 @@ import Testing
         #expect(seenByA.count >= 2)
     }
 
+    /// Reads and writes at once in one process never wait on each other for ever: the journal's
+    /// lock is always taken before the state's.
+    @Test func readsAndWritesAtOnceAllComplete() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-world-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DemoServer.Configuration()
+        configuration.stateFolder = folder
+        let server = try await DemoServer.start(configuration)
+        let other = try await DemoServer.start(configuration)
+        defer { Task { await server.stop(); await other.stop() } }
+        server.webhookURL = server.receiverURL
+        let work = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    group.addTask {
+                        let client = try? (index.isMultiple(of: 2) ? server : other).makeClient()
+                        if index.isMultiple(of: 4) {
+                            _ = try? await client?.requestTestNotification()
+                        } else {
+                            _ = try? await client?.getAllSubscriptionStatuses(anyTransactionId: Self.subscription)
+                        }
+                    }
+                }
+            }
+        }
+        // A bound for a deadlock, not a wait: the work ends in well under a second when it is right.
+        let finished = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await work.value; return true }
+            group.addTask { try? await Task.sleep(for: .seconds(120)); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        #expect(finished, "40 reads and writes at once did not all complete")
+    }
+
     @Test func aSharedWebhookIsWhereEveryProcessSends() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-world-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }

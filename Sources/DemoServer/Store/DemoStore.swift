@@ -66,8 +66,11 @@ final class DemoStore: Sendable {
     /// what the others journaled since, so a write made by one (an extension, a notification) is
     /// what the next request to any of them sees.
     func read<T>(_ environment: AppStoreEnvironment, _ body: (DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
-        try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in
-            catchUp(&dataset, through: nil)
+        // The journal is read before the state's lock is taken: a writer of this process holds the
+        // journal's lock first and then the state's, and the two must always be taken in that order.
+        let others = unread(through: nil)
+        return try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in
+            apply(others, to: &dataset)
             return try body(dataset[environment])
         }
     }
@@ -77,8 +80,9 @@ final class DemoStore: Sendable {
     func write<T>(_ environment: AppStoreEnvironment, _ body: (inout DemoEnvironmentData) throws(DemoAPIError) -> T) throws(DemoAPIError) -> T {
         let held = journal.flatMap { (try? $0.lockForWriting()) ?? nil }
         defer { held?.close() }
+        let others = unread(through: held)
         return try state.withLock { (dataset: inout DemoDataset) throws(DemoAPIError) -> T in
-            catchUp(&dataset, through: held)
+            apply(others, to: &dataset)
             heldJournal.withLock { $0 = held }
             defer { heldJournal.withLock { $0 = nil } }
             var data = dataset[environment]
@@ -87,15 +91,21 @@ final class DemoStore: Sendable {
         }
     }
 
-    /// Applies the lines other processes appended since this one last read.
-    private func catchUp(_ dataset: inout DemoDataset, through held: LockedFile?) {
-        guard let journal else { return }
+    /// The journal's lines appended since this process last read it (none without a journal).
+    private func unread(through held: LockedFile?) -> (lines: [(start: UInt64, entry: DemoJournalEntry)], end: UInt64)? {
+        guard let journal else { return nil }
         let offset = journalRead.withLock { $0.offset }
-        guard held != nil || journal.size() > offset else { return }
+        guard held != nil || journal.size() > offset else { return nil }
         let read = journal.lines(after: offset, through: held)
-        guard read.end > offset else { return }
-        let own = journalRead.withLock { $0.own }
-        for line in read.lines where !own.contains(line.start) { dataset[line.entry.environment].apply(line.entry) }
+        return read.end > offset ? read : nil
+    }
+
+    /// Applies what other processes appended, under the state's lock: lines another thread of this
+    /// process applied meanwhile, and this process's own, are skipped.
+    private func apply(_ read: (lines: [(start: UInt64, entry: DemoJournalEntry)], end: UInt64)?, to dataset: inout DemoDataset) {
+        guard let read else { return }
+        let (offset, own) = journalRead.withLock { ($0.offset, $0.own) }
+        for line in read.lines where line.start >= offset && !own.contains(line.start) { dataset[line.entry.environment].apply(line.entry) }
         journalRead.withLock { state in
             state.offset = max(state.offset, read.end)
             state.own = state.own.filter { $0 >= state.offset }
