@@ -26,7 +26,7 @@ $T new-session -d -s app -x 120 -y 36 -e LANG=C.UTF-8 -e TERM=tmux-256color -e S
     -e XDG_STATE_HOME="$XDG_STATE_HOME" -e XDG_CONFIG_HOME="$XDG_CONFIG_HOME" \
     "sh -c '$BIN demo; echo \$? > $OUT/exit; sleep 30'"
 wait_for "DEMO · PRODUCTION"
-wait_for "Order or transaction ID:"
+wait_for "Order, transaction or account ID:"
 [ "$($T display -t app -p '#{alternate_on}')" = 1 ] || fail "the console is not on the alternate screen"
 
 # A wrong ID gets a clear message and loses nothing.

@@ -90,6 +90,7 @@ public final class PostgresNotificationStore: NotificationStore {
                 SELECT has_table_privilege('notifications', 'INSERT') AND has_table_privilege('notifications', 'UPDATE')
                    AND has_table_privilege('deliveries', 'INSERT') AND has_table_privilege('quarantine', 'INSERT')
                    AND has_table_privilege('quarantine', 'UPDATE') AND has_table_privilege('quarantine', 'DELETE')
+                   AND has_table_privilege('account_index', 'INSERT') AND has_table_privilege('account_index', 'UPDATE')
                 """, logger: Self.logger)
             for try await allowed in rows.decode(Bool.self) { return allowed }
             return false
@@ -151,12 +152,28 @@ public final class PostgresNotificationStore: NotificationStore {
                         results.append(.failure(self.storeError(error)))
                     }
                 }
+                try await Self.indexAccounts(of: zip(deliveries, results).filter { if case .success = $1 { true } else { false } }.map(\.0), on: connection)
                 return results
             }
         } catch {
             // The commit itself failed: nothing of the batch is stored.
             let failure = storeError(error)
             return deliveries.map { _ in .failure(failure) }
+        }
+    }
+
+    /// The batch's links in one statement. The index only saves a later lookup: a failure to write
+    /// it is rolled back alone and never costs a notification its 200.
+    private static func indexAccounts(of deliveries: [NotificationDelivery], on connection: PostgresConnection) async throws {
+        let links = AccountLink.merged(deliveries.flatMap(\.accountLinks))
+        guard !links.isEmpty else { return }
+        try await connection.query("SAVEPOINT account_index", logger: logger)
+        do {
+            try await insertAccountLinks(links, on: connection)
+            try await connection.query("RELEASE SAVEPOINT account_index", logger: logger)
+        } catch {
+            try await connection.query("ROLLBACK TO SAVEPOINT account_index", logger: logger)
+            try await connection.query("RELEASE SAVEPOINT account_index", logger: logger)
         }
     }
 

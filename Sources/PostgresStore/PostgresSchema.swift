@@ -111,6 +111,8 @@ enum PostgresSchema {
         ],
         // 5: a bounded quarantine: identical bodies kept once and counted, its size kept up to date.
         PostgresNotificationStore.quarantineBounds,
+        // 6: the account index, from the app's customer IDs to original transaction IDs.
+        PostgresNotificationStore.accountIndexSchema,
     ]
 
     static var version: Int { migrations.count }

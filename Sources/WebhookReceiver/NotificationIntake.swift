@@ -49,6 +49,8 @@ public enum NotificationIntake {
         delivery.originalTransactionId = transaction?.originalTransactionId ?? renewal?.originalTransactionId
         delivery.productId = transaction?.productId ?? renewal?.productId ?? payload.summary?.productId
         delivery.signedDate = payload.signedDate
+        delivery.appAccountToken = transaction?.appAccountToken ?? renewal?.appAccountToken
+        delivery.appTransactionId = transaction?.appTransactionId ?? renewal?.appTransactionId
         delivery.remoteAddress = remoteAddress
         return .success(delivery)
     }

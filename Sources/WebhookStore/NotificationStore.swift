@@ -64,6 +64,9 @@ public struct NotificationDelivery: Sendable, Equatable {
     public var answeredStatus: Int
     /// Milliseconds from the request's arrival to the durable write.
     public var elapsedMilliseconds: Double
+    /// The app's customer IDs in its transaction and renewal info, kept in the store's account index.
+    public var appAccountToken: String?
+    public var appTransactionId: String?
 
     public init(notificationUUID: String, rawBody: Data, verdict: String, receivedAt: Date, answeredStatus: Int = 200, elapsedMilliseconds: Double = 0) {
         self.notificationUUID = notificationUUID
@@ -72,6 +75,15 @@ public struct NotificationDelivery: Sendable, Equatable {
         self.receivedAt = receivedAt
         self.answeredStatus = answeredStatus
         self.elapsedMilliseconds = elapsedMilliseconds
+    }
+}
+
+extension NotificationDelivery {
+    /// What this delivery adds to the account index: seen by `listen` when it arrived.
+    public var accountLinks: [AccountLink] {
+        AccountLink.links(
+            appAccountToken: appAccountToken, appTransactionId: appTransactionId, originalTransactionId: originalTransactionId,
+            environment: environment, source: .listen, seen: receivedAt, signedDate: signedDate)
     }
 }
 

@@ -20,6 +20,8 @@ extension SQLiteNotificationStore {
             outcomes += try await insertChunk(chunk)
             start = chunk.endIndex
         }
+        // The index only saves a later lookup: a failure to write it never costs a notification its 200.
+        try? await insertAccountLinks(AccountLink.merged(deliveries.flatMap(\.accountLinks)))
         return outcomes
     }
 

@@ -126,6 +126,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         ],
         // 5: a bounded quarantine: identical bodies kept once and counted, its size kept up to date.
         quarantineBounds,
+        // 6: the account index, from the app's customer IDs to original transaction IDs.
+        accountIndexSchema,
     ]
 
     public static var schemaVersion: Int { migrations.count }
@@ -313,6 +315,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
                     _ = try await connection.query("SAVEPOINT delivery")
                     do {
                         results.append(.success(try await self.insert(delivery)))
+                        try? await self.insertAccountLinks(delivery.accountLinks)
                         _ = try await connection.query("RELEASE delivery")
                     } catch {
                         _ = try await connection.query("ROLLBACK TO delivery")

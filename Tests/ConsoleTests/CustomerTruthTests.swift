@@ -71,6 +71,7 @@ import Testing
         switch IDKind.classify(query) {
         case .orderId(let order): id = order
         case .transactionId(let transaction): id = transaction
+        case .appAccountToken(let token): id = token
         case .invalid: return nil
         }
         return all.first { $0.key == id || $0.value.contains(id) }?.key

@@ -62,6 +62,12 @@ public enum APIError: Error, Sendable, Equatable {
         }
     }
 
+    /// Apple's error code, when Apple answered with one.
+    public var serverCode: APIErrorCode? {
+        if case .server(let failure) = self { return failure.code }
+        return nil
+    }
+
     /// True for Apple's "not found in this environment" answer that triggers the Sandbox fallback.
     public var isTransactionNotFound: Bool {
         if case .server(let failure) = self { return failure.status == 404 && failure.code == .transactionIdNotFound }

@@ -80,6 +80,11 @@ public struct CaseFile: Sendable {
         let originals = Self.originalTransactionIds(c).sorted()
         if !originals.isEmpty { out.append("- Original transaction IDs: \(originals.joined(separator: ", "))") }
         if let app = c.appTransaction.value?.payload?.appTransactionId { out.append("- App transaction ID: \(app)") }
+        if let match = c.account.value {
+            // Where the store's index found the customer, and what it cannot know.
+            out.append("- Looked up by \(match.kind.label): \(match.account)")
+            out += match.lines(now: generatedAt).dropFirst().map { "  - " + $0.trimmingCharacters(in: .whitespaces) }
+        }
         out.append("- Verification: \(verdict)")
         out.append("")
 
@@ -202,6 +207,15 @@ public struct CaseFile: Sendable {
             "query": c.query, "environment": (c.environment ?? environment).rawValue, "generatedAt": DisplayFormat.iso(generatedAt),
             "originalTransactionIds": Self.originalTransactionIds(c).sorted(), "verification": verdict,
         ]
+        if let match = c.account.value {
+            document["lookedUpBy"] = [
+                "kind": match.kind.rawValue, "account": match.account,
+                "links": match.links.map { link -> [String: Any] in
+                    ["originalTransactionId": link.originalTransactionId, "source": link.source.rawValue, "lastSeen": DisplayFormat.iso(link.lastSeen),
+                     "signedDate": DisplayFormat.iso(link.signedDate)]
+                },
+            ] as [String: Any]
+        }
         document["subscriptions"] = c.subscriptions.value?.map { row -> [String: Any] in
             var object: [String: Any] = ["originalTransactionId": row.originalTransactionId, "groupIdentifier": row.groupIdentifier,
                                          "status": row.status?.label ?? "unknown", "inWords": Self.renewalWords(row)]

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Foundation
 import Synchronization
+import WebhookStore
 
 /// The client and verifier for an environment (the demo's or the profile's), and where writes are recorded.
 public struct ConsoleServices: Sendable {
@@ -240,6 +241,11 @@ public final class EffectRunner: Sendable {
                 let transaction = await located.verification.transaction(found.value.signedTransactionInfo ?? "")
                 post(.transaction(request: request, .success(Located(value: transaction, environment: found.environment, usedFallback: found.usedFallback))))
             } catch {
+                if error.isAppTransactionId {
+                    // An app transaction ID: Apple's history, statuses and refunds take it as they are.
+                    await loadAppTransactionCustomer(request: request, anchor: anchor, services: services, post: post)
+                    return
+                }
                 post(.transaction(request: request, .failure(services.failure(error))))
                 if error.isTransactionNotFound || error.isInvalidTransactionId {
                     // Nothing else can be found for an ID Apple does not know.
@@ -253,14 +259,44 @@ public final class EffectRunner: Sendable {
                 }
             }
         }
-        let scoped = located
-        await withTaskGroup(of: Void.self) { group in
+        await loadParts(request: request, anchor: anchor, services: located, post: post)
+    }
+
+    /// A customer found by app transaction ID: it is located with Get App Transaction Info
+    /// (Production, then Sandbox), then read like any other under that ID.
+    static func loadAppTransactionCustomer(
+        request: Int, anchor: String, services: ConsoleServices, post: @escaping @Sendable (ConsoleAction) -> Void
+    ) async {
+        do {
+            let found = try await services.client.withEnvironmentFallback { client throws(APIError) in
+                try await client.getAppTransactionInfo(anyTransactionId: anchor)
+            }
+            post(.answer(request: request, AccountLookup.AppTransactionFound(anchor: anchor, environment: found.environment)))
+            await loadParts(request: request, anchor: anchor, services: services.scoped(to: found.environment), post: post)
+        } catch {
+            let failure = services.failure(error)
+            for part in [ConsoleAction.transaction(request: request, .failure(failure)), .subscriptions(request: request, .failure(failure)),
+                         .refunds(request: request, .failure(failure)), .history(request: request, .failure(failure)),
+                         .customerNotifications(request: request, .failure(failure)), .appTransaction(request: request, .failure(failure))] {
+                post(part)
+            }
+        }
+    }
+
+    /// Every part of the customer under `anchor`, at once; what the verified payloads tie to the
+    /// app's own IDs goes into the store's account index.
+    static func loadParts(request: Int, anchor: String, services scoped: ConsoleServices, post: @escaping @Sendable (ConsoleAction) -> Void) async {
+        // Each part gives back the links its verified payloads carry.
+        let links = await withTaskGroup(of: [AccountLink].self) { group in
             group.addTask {
                 do {
                     let response = try await scoped.client.getAllSubscriptionStatuses(anyTransactionId: anchor)
-                    post(.subscriptions(request: request, .success(await ExtensionRules.rows(response, verification: scoped.verification))))
+                    let rows = await ExtensionRules.rows(response, verification: scoped.verification)
+                    post(.subscriptions(request: request, .success(rows)))
+                    return AccountLookup.links(transactions: rows.compactMap(\.transaction), renewals: rows.compactMap(\.renewal), seen: Date())
                 } catch {
                     post(.subscriptions(request: request, .failure(scoped.failure(error))))
+                    return []
                 }
             }
             group.addTask {
@@ -273,16 +309,20 @@ public final class EffectRunner: Sendable {
                 } catch {
                     post(.refunds(request: request, .failure(scoped.failure(error))))
                 }
+                return []
             }
             group.addTask {
                 let result = await history(anchor, TransactionHistoryQuery(sort: .descending), scoped) { rows, pages in
                     post(.historyPage(request: request, rows, pages: pages))
                 }
                 post(.history(request: request, result))
+                guard case .success(let transactions) = result else { return [] }
+                return AccountLookup.links(transactions: transactions, renewals: [], seen: Date())
             }
             group.addTask {
                 let spec = NotificationRequestSpec(since: 30 * 86_400 - 3600, type: nil, subtype: nil, transactionId: anchor, onlyFailures: false)
                 post(.customerNotifications(request: request, await notifications(spec, scoped)))
+                return []
             }
             group.addTask {
                 do {
@@ -292,8 +332,12 @@ public final class EffectRunner: Sendable {
                 } catch {
                     post(.appTransaction(request: request, .failure(scoped.failure(error))))
                 }
+                return []
             }
+            return await group.reduce(into: []) { $0 += $1 }
         }
+        // The index only saves a later lookup; failing to fill it is not the agent's concern now.
+        if !links.isEmpty, let index = await scoped.accountIndex() { try? await index.recordAccountLinks(AccountLink.merged(links)) }
     }
 
     /// The whole history, its date windows fetched at once within Apple's rate limits, ordered as
@@ -360,6 +404,12 @@ extension APIError {
     /// Apple's answer to an ID that cannot be a transaction ID at all.
     fileprivate var isInvalidTransactionId: Bool {
         if case .server(let failure) = self { return failure.code == .invalidTransactionId }
+        return false
+    }
+
+    /// Apple's answer to an app transaction ID where a purchase's transaction ID belongs.
+    fileprivate var isAppTransactionId: Bool {
+        if case .server(let failure) = self { return failure.code == .appTransactionIdNotSupported }
         return false
     }
 }

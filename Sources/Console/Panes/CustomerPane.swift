@@ -43,6 +43,7 @@ enum CustomerPane {
             if case .answer(_, let written as CaseFileTask.Written) = action { return CaseFileTask.written(&state, written) }
             if case .answer(_, let answer) = action, let effects = CaseNotes.receive(&state, answer) { return effects }
             if case .answer(_, let answer) = action, let effects = CustomerWatch.receive(&state, answer) { return effects }
+            if case .answer(let request, let answer) = action, let effects = AccountLookup.receive(&state, request: request, answer) { return effects }
             return CustomerReducer.receive(&state, action)
         },
         cancelled: { state in

@@ -34,6 +34,9 @@ enum CustomerReducer {
             var effects = begin(&state, query: id) + remember(&state, id)
             effects += loadCustomer(&state, anchor: id, includeTransaction: true)
             return effects
+        case .appAccountToken(let token):
+            let effects = begin(&state, query: token) + remember(&state, token)
+            return effects + AccountLookup.find(&state, token: token)
         }
     }
 
@@ -112,6 +115,7 @@ enum CustomerReducer {
         customer.history = .failed(error)
         customer.notifications = .failed(error)
         customer.appTransaction = .failed(error)
+        if customer.account.isLoading { customer.account = .failed(error) }
         state.customer = customer
         state.transactionsPane = .failed(error)
         state.lastError = error
@@ -128,6 +132,7 @@ enum CustomerReducer {
         if customer.history.isLoading { customer.history = .failed(cancelled) }
         if customer.notifications.isLoading { customer.notifications = .failed(cancelled) }
         if customer.appTransaction.isLoading { customer.appTransaction = .failed(cancelled) }
+        if customer.account.isLoading { customer.account = .failed(cancelled) }
         state.customer = customer
     }
 

@@ -145,16 +145,22 @@ public struct OrderResult: Sendable {
     }
 }
 
-/// What a typed ID is, judged by its shape.
+/// What a typed ID is, judged by its shape. An app transaction ID has a transaction ID's shape;
+/// Apple tells them apart (Get Transaction Info answers 4000048 for it).
 public enum IDKind: Sendable, Equatable {
     case orderId(String)
     case transactionId(String)
+    /// The UUID the app set as appAccountToken (its own user ID), in lowercase.
+    case appAccountToken(String)
     case invalid(String)
 
     /// "Order ID: MK5TTTVWJH" as pasted from a receipt, or "#2000…": the ID without its label.
     static func withoutLabel(_ text: String) -> String {
         var rest = Substring(text)
-        for label in ["order id", "order", "transaction id", "original transaction id", "transaction", "id"] {
+        for label in [
+            "order id", "order", "app transaction id", "app transaction", "transaction id", "original transaction id", "transaction",
+            "app account token", "appaccounttoken", "account token", "account id", "account", "user id", "id",
+        ] {
             if rest.lowercased().hasPrefix(label) {
                 let after = rest.dropFirst(label.count)
                 if after.first == ":" || after.first == " " || after.first == "#" { rest = after; break }
@@ -166,7 +172,8 @@ public enum IDKind: Sendable, Equatable {
     /// Order IDs mix capital letters and digits (MK5TTTVWJH); transaction IDs are digits only.
     public static func classify(_ raw: String) -> IDKind {
         let text = withoutLabel(raw.trimmingCharacters(in: .whitespacesAndNewlines))
-        guard !text.isEmpty else { return .invalid("Type an order ID (such as MK5TTTVWJH) or a transaction ID.") }
+        guard !text.isEmpty else { return .invalid("Type an order ID (such as MK5TTTVWJH), a transaction ID or the app's account ID (a UUID).") }
+        if text.count == 36, UUID(uuidString: text) != nil { return .appAccountToken(text.lowercased()) }
         let shown: String = text.count > 24 ? String(text.prefix(20)) + "…" : text
         guard text.count <= 40 else {
             return .invalid("\"\(shown)\" is \(text.count) characters: order IDs have 6 to 20, transaction IDs at most 40.")

@@ -20,6 +20,8 @@ public struct CustomerState: Sendable {
     public var history: Loadable<[VerifiedTransaction]> = .idle
     public var notifications: Loadable<[NotificationRow]> = .idle
     public var appTransaction: Loadable<VerifiedPayload<AppTransactionPayload>> = .idle
+    /// How a customer looked up by the app's own ID (account token, app transaction ID) was found.
+    public var account: Loadable<AccountMatch> = .idle
     /// The field took the keys back once this lookup was known to have found nothing.
     public var refocused = false
     /// When the lookup started: what anyone changed after it is not on screen.
@@ -36,6 +38,8 @@ public struct CustomerState: Sendable {
         let typed = IDKind.classify(query)
         var words = "original transaction \(originalTransactionId)"
         if case .orderId(let order) = typed { words += " (order \(order))" }
+        else if case .appAccountToken(let token) = typed { words += " (looked up as app account token \(token))" }
+        else if account.value?.kind == .appTransactionId { words += " (looked up as app transaction \(query))" }
         else if query != originalTransactionId { words += " (looked up as transaction \(query))" }
         return words
     }

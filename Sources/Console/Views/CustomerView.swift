@@ -5,15 +5,15 @@ import TerminalUI
 /// One field for any ID, then everything about the customer on one screen.
 enum CustomerView {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
-        let label = "Order or transaction ID: "
+        let label = "Order, transaction or account ID: "
         let x = buffer.write(label, x: area.x, y: area.y, style: theme[.accent])
-        TextInput(state: state.lookupInput, style: theme[.input], placeholder: "MK5TTTVWJH or 2000000123456789, then Enter",
+        TextInput(state: state.lookupInput, style: theme[.input], placeholder: "MK5TTTVWJH, 2000000123456789 or a UUID",
                   showCursor: state.focus == .paneInput)
             .render(in: Rect(x: x, y: area.y, width: min(52, area.right - x), height: 1), buffer: &buffer)
         let body = Rect(x: area.x, y: area.y + 2, width: area.width, height: area.height - 2)
         guard let customer = state.customer else {
             var lines: [[Paragraph.Span]] = [
-                [.init("Type the order ID from the customer's receipt e-mail, or any transaction, original transaction or app transaction ID.", theme[.muted])],
+                [.init("Type the order ID from the customer's receipt e-mail, any transaction, original transaction or app transaction ID, or the app's account ID (its appAccountToken UUID).", theme[.muted])],
                 [],
                 [.init("Keys: ", theme[.muted]), .init("Enter", theme[.footerKey]), .init(" look up · ", theme[.muted]), .init("Tab", theme[.footerKey]),
                  .init(" panes · ", theme[.muted]), .init("F1", theme[.footerKey]), .init(" help · ", theme[.muted]), .init("Esc", theme[.footerKey]),
@@ -67,6 +67,9 @@ enum CustomerView {
         lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
                       .init(all.isEmpty ? "" : (unverified == 0 ? (all.count == 1 ? "✓ the signature verified" : "✓ all \(all.count) signatures verified") : "✗ \(unverified) of \(all.count) payloads NOT verified"),
                             unverified == 0 ? theme[.success] : theme[.error])])
+        if case .loaded(let match) = customer.account {
+            for text in match.lines(now: state.now) { lines.append([.init(text, theme[.info])]) }
+        }
         let changes = state.customerWatch.watchedLookup == customer.lookup ? state.customerWatch.changes : []
         if !changes.isEmpty {
             // Someone else changed this customer since it was read: what is shown may be stale.

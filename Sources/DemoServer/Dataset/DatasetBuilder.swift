@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import Crypto
 import Foundation
 
 /// The primitives the scenarios are written with: customers, purchases, subscription chains,
@@ -67,6 +68,18 @@ struct DatasetBuilder {
         return "\(part(0, 8))-\(part(8, 12))-\(part(12, 16))-\(part(16, 20))-\(part(20, 32))"
     }
 
+    /// The UUID the demo app set at purchase, as a real app sets its own user ID: most customers
+    /// have one, one in five (and those who never downloaded the app) none. Made from the customer's
+    /// number, not the dataset's random sequence, so every other ID stays what it was.
+    static func appAccountToken(customer number: Int, environment: AppStoreEnvironment?) -> String? {
+        guard number % 5 != 3 else { return nil }
+        let digest = Array(SHA256.hash(data: Data("iapdesk-demo-account \(environment?.rawValue ?? "") \(number)".utf8)))
+        var b = Array(digest.prefix(16))
+        b[6] = (b[6] & 0x0F) | 0x40
+        b[8] = (b[8] & 0x3F) | 0x80
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString.lowercased()
+    }
+
     // MARK: Customers and purchases
 
     mutating func customer(_ scenario: String, storefront: String = "USA", appTransaction: Bool = true, since: Date? = nil) -> Int {
@@ -93,7 +106,8 @@ struct DatasetBuilder {
             data.customerByID[id] = number
         }
         data.customers[number] = DemoCustomer(
-            number: number, scenario: scenario, appTransactionId: appTransactionId, appAccountToken: nil, storefront: storefront)
+            number: number, scenario: scenario, appTransactionId: appTransactionId,
+            appAccountToken: appTransaction ? Self.appAccountToken(customer: number, environment: data.environment) : nil, storefront: storefront)
         data.customerTransactions[number] = []
         return number
     }
@@ -133,6 +147,7 @@ struct DatasetBuilder {
         t.currency = Self.currencies[storefront] ?? "USD"
         t.price = (offer?.price ?? product.price) * Int64(quantity)
         t.appTransactionId = data.customers[customer]!.appTransactionId
+        t.appAccountToken = data.customers[customer]!.appAccountToken
         if product.type == .autoRenewableSubscription {
             t.webOrderLineItemId = webOrderLineItemId()
             t.expiresDate = expires ?? date.addingTimeInterval(Double(product.periodDays!) * Self.day)
@@ -209,6 +224,7 @@ struct DatasetBuilder {
         renewal.currency = latest.currency
         renewal.renewalPrice = product.price
         renewal.appTransactionId = data.customers[customer]!.appTransactionId
+        renewal.appAccountToken = data.customers[customer]!.appAccountToken
         adjust(&renewal)
         data.subscriptions[chain.originalTransactionId] = DemoSubscription(
             originalTransactionId: chain.originalTransactionId, customer: customer, groupId: product.subscriptionGroupIdentifier!,

@@ -16,6 +16,8 @@ public struct DemoSeedIDs: Codable, Sendable, Equatable {
     public var consumableTransactionIds: [String]
     public var refundedTransactionIds: [String]
     public var appTransactionIds: [String]
+    /// The app's own account IDs (appAccountToken) that demo customers carry.
+    public var appAccountTokens: [String]
     /// One line per customer: scenario and an ID to type.
     public var customers: [DemoSeedCustomer]
 }
@@ -25,6 +27,7 @@ public struct DemoSeedCustomer: Codable, Sendable, Equatable {
     public var originalTransactionId: String
     public var orderId: String
     public var appTransactionId: String?
+    public var appAccountToken: String?
 }
 
 extension DemoEnvironmentData {
@@ -37,7 +40,8 @@ extension DemoEnvironmentData {
             guard let first = customerTransactions[number]?.first, let transaction = transactions[first] else { return nil }
             return DemoSeedCustomer(
                 scenario: self.customers[number]!.scenario, originalTransactionId: transaction.payload.originalTransactionId!,
-                orderId: transaction.orderId, appTransactionId: self.customers[number]!.appTransactionId)
+                orderId: transaction.orderId, appTransactionId: self.customers[number]!.appTransactionId,
+                appAccountToken: self.customers[number]!.appAccountToken)
         }
         return DemoSeedIDs(
             bundleId: DemoCatalog.bundleId,
@@ -53,6 +57,7 @@ extension DemoEnvironmentData {
             consumableTransactionIds: Array(all.filter { $0.payload.type == .consumable }.map { $0.payload.transactionId! }.prefix(20)),
             refundedTransactionIds: all.filter { $0.payload.revocationDate != nil && $0.payload.revocationType != .familyRevoke }.map { $0.payload.transactionId! },
             appTransactionIds: appTransactions.keys.sorted(),
+            appAccountTokens: customers.compactMap(\.appAccountToken),
             customers: customers)
     }
 }

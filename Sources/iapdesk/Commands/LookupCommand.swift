@@ -2,42 +2,130 @@ import AppStoreServerAPI
 import ArgumentParser
 import Console
 import Foundation
+import WebhookStore
 
 struct LookupCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "lookup", abstract: "Look up an order ID from a customer's App Store receipt (Production only).")
+        commandName: "lookup",
+        abstract: "Find a customer's purchases by the order ID on their receipt, the app's account ID (appAccountToken) or an app transaction ID.",
+        discussion: """
+            An order ID (such as MK5TTTVWJH) is looked up with Apple's Look Up Order ID, in Production only. An app \
+            transaction ID (digits, from the app) is Apple's own key for the customer's download of the app: its history is \
+            read from Apple. An appAccountToken (the UUID the app sets at purchase, its own user ID) is found in the store's \
+            account index, which knows only what iapdesk saw (notifications received by listen, customers looked up, and \
+            iapdesk index); the answer says where and when each link was seen.
+            """)
 
-    @Argument(help: "The order ID, such as MK5TTTVWJH.") var orderId: String
+    @Argument(help: "An order ID (MK5TTTVWJH), an app account token (a UUID) or an app transaction ID (digits).") var id: String
+    @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        try IDRules.orderId(orderId, "ORDER_ID")
-        if let environment = global.environment, environment.lowercased() != "production" {
-            throw ValidationError("Look Up Order ID is available in Production only: Apple offers no order lookup in \(environment). Drop --environment, or look up a transaction ID with iapdesk transaction.")
+        switch IDKind.classify(id) {
+        case .invalid(let reason): throw ValidationError("ID: \(reason)")
+        case .orderId(let order):
+            if let environment = global.environment, environment.lowercased() != "production" {
+                throw ValidationError("Look Up Order ID is available in Production only: Apple offers no order lookup in \(environment). Drop --environment, or look up a transaction ID with iapdesk transaction \(order == id ? "ID" : order).")
+            }
+        case .transactionId, .appAccountToken: return
         }
     }
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            // "Order ID: MK5TTTVWJH" as the receipt writes it: the ID without its label.
-            guard case .orderId(let order) = IDKind.classify(orderId) else { return }
-            let response = try await session.client.lookUpOrderId(orderId: order)
-            var transactions: [VerifiedPayload<TransactionPayload>] = []
-            for jws in response.signedTransactions ?? [] { transactions.append(await session.verification.transaction(jws)) }
-            printer.emit([
-                "orderId": order, "status": response.status?.rawValue, "valid": response.status == .valid,
-                "environment": session.environment.rawValue, "transactions": transactions.map(Records.transaction),
-            ])
-            guard response.status == .valid else {
-                throw CLIError("Order \(order) is not valid: Apple knows no purchases under it.",
-                               hint: "Check the order ID on the customer's receipt e-mail (10 letters and digits).", status: .notFound)
+            switch IDKind.classify(id) {
+            case .orderId(let order): try await lookUpOrder(order, session, printer)
+            case .appAccountToken(let token): try await lookUpAccount(token, session, printer)
+            case .transactionId(let digits): try await lookUpAppTransaction(digits, session, printer)
+            case .invalid: return
             }
-            let table = Records.transactionTable(transactions, raw: rawOption.raw)
-            printer.text("Order \(order) in \(session.environmentLabel): \(transactions.count) transaction\(transactions.count == 1 ? "" : "s")\n")
-            printer.text(table.render())
-            try requireVerified(transactions.map(\.status))
         }
+    }
+
+    private func lookUpOrder(_ order: String, _ session: Session, _ printer: Printer) async throws {
+        let response = try await session.client.lookUpOrderId(orderId: order)
+        var transactions: [VerifiedPayload<TransactionPayload>] = []
+        for jws in response.signedTransactions ?? [] { transactions.append(await session.verification.transaction(jws)) }
+        printer.emit([
+            "orderId": order, "status": response.status?.rawValue, "valid": response.status == .valid,
+            "environment": session.environment.rawValue, "transactions": transactions.map(Records.transaction),
+        ])
+        guard response.status == .valid else {
+            throw CLIError("Order \(order) is not valid: Apple knows no purchases under it.",
+                           hint: "Check the order ID on the customer's receipt e-mail (10 letters and digits).", status: .notFound)
+        }
+        printer.text("Order \(order) in \(session.environmentLabel): \(DisplayFormat.count(transactions.count, "transaction"))\n")
+        printer.text(Records.transactionTable(transactions, raw: rawOption.raw).render())
+        try requireVerified(transactions.map(\.status))
+    }
+
+    private func lookUpAccount(_ token: String, _ session: Session, _ printer: Printer) async throws {
+        let (links, store) = try await AccountIndexAccess.links(token, session: session, storeFlag: storeOptions.store)
+        printer.emit([
+            "appAccountToken": token, "store": store,
+            "originalTransactions": links.map { link -> [String: Any?] in
+                [
+                    "originalTransactionId": link.originalTransactionId, "environment": link.environment.isEmpty ? nil : link.environment,
+                    "source": link.source.rawValue, "firstSeen": DisplayFormat.iso(link.firstSeen), "lastSeen": DisplayFormat.iso(link.lastSeen),
+                    "signedDate": DisplayFormat.iso(link.signedDate),
+                ]
+            },
+        ])
+        guard !links.isEmpty else { throw AccountIndexAccess.notSeen(token, store: store) }
+        printer.text("App account token \(token): \(DisplayFormat.count(links.count, "original transaction")) seen in \(store)\n")
+        var table = TextTable("Original transaction", "Environment", "Last seen", "Where", "Apple signed")
+        for link in links {
+            table.add([
+                link.originalTransactionId, link.environment.isEmpty ? "-" : link.environment, DisplayFormat.relative(link.lastSeen),
+                link.source.phrase, DisplayFormat.relative(link.signedDate),
+            ])
+        }
+        printer.text(table.render())
+        printer.text("""
+            The index knows only what iapdesk saw (listen, lookups, iapdesk index); the app may have set this token on other purchases too.
+            Next: iapdesk case \(links[0].originalTransactionId)\(global.followUpFlags)
+
+            """)
+    }
+
+    private func lookUpAppTransaction(_ digits: String, _ session: Session, _ printer: Printer) async throws {
+        // Apple tells a transaction ID from an app transaction ID: its transaction lookup refuses the latter.
+        do {
+            _ = try await session.client.withEnvironmentFallback { client throws(APIError) in try await client.getTransactionInfo(transactionId: digits) }
+            throw CLIError(
+                "\(digits) is a transaction ID, not an order, account or app transaction ID.",
+                hint: "iapdesk transaction \(digits)\(global.followUpFlags) shows it; iapdesk case \(digits)\(global.followUpFlags) shows its customer.", status: .usage)
+        } catch let error as APIError where error.serverCode == .appTransactionIdNotSupported {
+            // An app transaction ID: read on below.
+        } catch let error as APIError where error.serverCode == .transactionIdNotFound {
+            throw CLIError("Apple knows no transaction or app transaction \(digits) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
+        }
+        let found = try await session.client.withEnvironmentFallback { client throws(APIError) in
+            try await client.getAppTransactionInfo(anyTransactionId: digits)
+        }
+        let scoped = session.verification.expecting(found.environment)
+        let app = await scoped.appTransaction(found.value.signedAppTransactionInfo ?? "")
+        let client = session.client.client(for: found.environment) ?? session.client
+        let listing = await PagedListing.fetchHistory(client, anyTransactionId: digits, query: TransactionHistoryQuery(sort: .descending)) { signed in
+            await scoped.transactions(signed)
+        }
+        try listing.requireFirstPage()
+        let links = AccountLink.merged(listing.items.flatMap { transaction -> [AccountLink] in
+            guard transaction.status.isVerified, let t = transaction.payload else { return [] }
+            return AccountLink.links(
+                appAccountToken: t.appAccountToken, appTransactionId: t.appTransactionId, originalTransactionId: t.originalTransactionId,
+                environment: t.environment?.rawValue, source: .lookup, seen: Date(), signedDate: t.signedDate)
+        })
+        await AccountIndexAccess.remember(links, session: session, storeFlag: storeOptions.store)
+        printer.emit([
+            "appTransactionId": digits, "environment": found.environment.rawValue, "appTransaction": app.payload.map { ["appTransactionId": $0.appTransactionId, "originalPurchaseDate": $0.originalPurchaseDate.map(DisplayFormat.iso), "originalPlatform": $0.originalPlatform?.rawValue] as [String: Any?] },
+            "transactions": listing.items.map(Records.transaction),
+        ])
+        printer.text("App transaction \(digits) in \(found.environment.label)\(found.usedFallback ? " (after Production did not know it)" : ""): first download \(DisplayFormat.day(app.payload?.originalPurchaseDate)), \(DisplayFormat.count(listing.items.count, "transaction"))\n")
+        printer.text(Records.transactionTable(listing.items, raw: rawOption.raw).render())
+        try listing.requireComplete(noun: "transactions")
+        try requireVerified([app.status] + listing.items.map(\.status))
     }
 }
 

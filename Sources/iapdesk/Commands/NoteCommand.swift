@@ -81,6 +81,11 @@ struct NoteCommand: AsyncParsableCommand {
             switch IDKind.classify(id) {
             case .orderId: signed = try await session.client.lookUpOrderId(orderId: id).signedTransactions ?? []
             case .transactionId: signed = [try await session.client.getTransactionInfo(transactionId: id).signedTransactionInfo].compactMap { $0 }
+            case .appAccountToken(let token):
+                // The customer's original transactions, as far as the store's index has seen them.
+                let links = (try? await AccountIndexAccess.links(token, session: session).links) ?? []
+                ids.formUnion(links.map(\.originalTransactionId))
+                signed = []
             case .invalid: signed = []
             }
             for jws in signed {

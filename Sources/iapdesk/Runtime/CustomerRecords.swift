@@ -13,10 +13,15 @@ struct CustomerRecords {
 
     /// Looks `id` up as the console does; a store that cannot be read leaves its part out and says so.
     static func load(_ id: String, session: Session, what: String) async throws -> CustomerRecords {
-        let services = ConsoleServices(client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem)
-        guard let customer = await CustomerLoader.load(id, services: services, environment: session.environment, timeout: session.timeout),
+        // The store is read for its account index, so an app account token finds the customer.
+        let services = ConsoleServices(
+            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, received: await AccountIndexAccess.received(session))
+        let loaded = await CustomerLoader.load(id, services: services, environment: session.environment, timeout: session.timeout)
+        guard let customer = loaded,
               customer.transaction.value != nil || customer.order.value?.transactions.isEmpty == false
+                || (customer.account.isLoaded && customer.history.value?.isEmpty == false)
         else {
+            if let error = loaded?.account.error { throw CLIError(error.summary, hint: error.hint, status: .notFound) }
             throw CLIError("No customer found for \(id) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
         }
         var records = CustomerRecords(customer: customer)

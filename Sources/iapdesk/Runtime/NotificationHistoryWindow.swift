@@ -29,7 +29,10 @@ struct NotificationHistoryWindow {
                     "Apple keeps \(days) days of notification history in \(environment.label): the window ends before that.",
                     hint: "Give a --until within the last \(days) days.", status: .usage)
             }
-            note = "Apple keeps \(days) days of notification history in \(environment.label): reading from \(DisplayFormat.date(oldest)), not \(DisplayFormat.date(start))."
+            // `--since 180d` asks for exactly what Apple keeps: only a start moved further is worth saying.
+            if oldest.timeIntervalSince(start) > 3600 {
+                note = "Apple keeps \(days) days of notification history in \(environment.label): reading from \(DisplayFormat.date(oldest)), not \(DisplayFormat.date(start))."
+            }
             start = oldest
         }
         return NotificationHistoryWindow(range: start..<end, clampNote: note)
