@@ -39,12 +39,13 @@ public struct AccountLink: Sendable, Equatable, Hashable {
         /// Notifications already in the store, read by `iapdesk index`.
         case store
 
+        /// Short enough for an 80-column summary line.
         public var phrase: String {
             switch self {
-            case .listen: return "in a notification received by listen"
+            case .listen: return "in a notification to listen"
             case .lookup: return "in a customer lookup"
-            case .notificationHistory: return "in Apple's notification history (iapdesk index)"
-            case .store: return "in a stored notification (iapdesk index)"
+            case .notificationHistory: return "in Apple's history (index)"
+            case .store: return "in a stored notification (index)"
             }
         }
     }

@@ -21,7 +21,7 @@ public struct AccountMatch: Sendable, Equatable {
     /// (short enough for 80 columns).
     public func lines(now: Date) -> [String] {
         guard let shown = links.first else {
-            return ["Found by \(kind.label) \(account) (Apple's own key for the customer's app download)."]
+            return ["Found by \(kind.label) \(account)", "  Apple's ID of the customer's app download: all below is Apple's answer."]
         }
         var lines = [
             "Found by \(kind.label) \(account)",

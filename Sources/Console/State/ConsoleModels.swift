@@ -176,7 +176,7 @@ public enum IDKind: Sendable, Equatable {
         if text.count == 36, UUID(uuidString: text) != nil { return .appAccountToken(text.lowercased()) }
         let shown: String = text.count > 24 ? String(text.prefix(20)) + "…" : text
         guard text.count <= 40 else {
-            return .invalid("\"\(shown)\" is \(text.count) characters: order IDs have 6 to 20, transaction IDs at most 40.")
+            return .invalid("\"\(shown)\" is \(text.count) characters: order IDs have 6 to 20, transaction IDs at most 40, account IDs (UUIDs) 36.")
         }
         if text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber) { return .transactionId(text) }
         let upper = text.uppercased()
@@ -184,7 +184,7 @@ public enum IDKind: Sendable, Equatable {
             if (6...20).contains(upper.count) { return .orderId(upper) }
             return .invalid("\"\(shown)\" has \(upper.count) letters and digits: an order ID has 6 to 20 (such as MK5TTTVWJH), a transaction ID digits only.")
         }
-        return .invalid("\"\(shown)\" has characters no ID has: order IDs are letters and digits (such as MK5TTTVWJH), transaction IDs digits only.")
+        return .invalid("\"\(shown)\" has characters no ID has: order IDs are letters and digits (such as MK5TTTVWJH), transaction IDs digits only, account IDs UUIDs.")
     }
 }
 
