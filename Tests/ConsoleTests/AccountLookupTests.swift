@@ -72,6 +72,8 @@ import WebhookStore
     @Test func theLookupFieldTellsAnAccountTokenByItsShape() {
         #expect(IDKind.classify("7389A31A-FB6D-4569-A2A6-DB7D85D84813") == .appAccountToken("7389a31a-fb6d-4569-a2a6-db7d85d84813"))
         #expect(IDKind.classify("app account token: 7389a31a-fb6d-4569-a2a6-db7d85d84813") == .appAccountToken("7389a31a-fb6d-4569-a2a6-db7d85d84813"))
+        #expect(IDKind.classify("{7389A31A-FB6D-4569-A2A6-DB7D85D84813}") == .appAccountToken("7389a31a-fb6d-4569-a2a6-db7d85d84813"))
+        #expect(IDKind.classify("7389a31afb6d4569a2a6db7d85d84813") == .appAccountToken("7389a31a-fb6d-4569-a2a6-db7d85d84813"))
         #expect(IDKind.classify("App transaction ID: 704000000000171") == .transactionId("704000000000171"))
         #expect(IDKind.classify("Order ID: MK5TTTVWJH") == .orderId("MK5TTTVWJH"))
         if case .invalid = IDKind.classify("7389a31a-fb6d-4569-a2a6") {} else { Issue.record("a cut UUID is not an ID") }

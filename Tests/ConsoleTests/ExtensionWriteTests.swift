@@ -127,4 +127,27 @@ import Testing
         #expect(harness.state.overlay == nil)
         #expect(harness.state.lastError?.summary.contains("Apple extends only active subscriptions; this one is expired") == true)
     }
+
+    @Test func iInTheFormClosesItSoTheNextIDNeverBecomesDays() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        try await lookUp(harness, "F5TU47ETML")
+        harness.send(.character("4"))
+        harness.send(.character("e"))
+        try await harness.settle()
+        #expect(harness.state.extendForm != nil)
+        harness.send(.character("x"))
+        #expect(harness.state.extendForm?.error?.contains("Days takes digits only") == true)
+        #expect(harness.state.extendForm?.days.text == "7")
+        harness.send(.character("i"))
+        harness.type("2000000400000044")
+        #expect(harness.state.overlay == nil)
+        #expect(harness.state.focus == .paneInput)
+        #expect(harness.state.lookupInput.text == "2000000400000044")
+        #expect(harness.state.toasts.contains { $0.text == "Extension form closed: nothing was sent." })
+        harness.send(.enter)
+        try await harness.settle()
+        #expect(harness.state.customer?.query == "2000000400000044")
+        #expect(harness.effects.allSatisfy { if case .extend = $0 { false } else { true } })
+    }
 }

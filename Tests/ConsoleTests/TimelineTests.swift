@@ -77,4 +77,28 @@ import WebhookStore
         #expect(screen.contains("Spent: net"))
         #expect(screen.contains("REFUND_DECLINED"))
     }
+
+    @Test func aProratedRefundGivesBackItsShareAndFamilyRevocationNothing() {
+        var prorated = TransactionPayload()
+        prorated.price = 79_990
+        prorated.currency = "USD"
+        prorated.revocationDate = Date(timeIntervalSince1970: 1_800_000_000)
+        prorated.revocationType = .refundProrated
+        prorated.revocationPercentage = 67_500
+        #expect(Timeline.refundedAmount(prorated) == 53_990)
+        var family = prorated
+        family.revocationType = .familyRevoke
+        family.revocationPercentage = nil
+        #expect(Timeline.refundedAmount(family) == 0)
+        var full = prorated
+        full.revocationType = .refundFull
+        full.revocationPercentage = nil
+        #expect(Timeline.refundedAmount(full) == 79_990)
+        var kept = prorated
+        kept.revocationDate = nil
+        #expect(Timeline.refundedAmount(kept) == nil)
+        let event = Timeline.purchaseEvents(prorated).first { $0.kind == .refund }
+        #expect(event?.summary.contains("refunded 67.5% prorated") == true)
+        #expect(event?.summary.contains("53.99 USD of 79.99 USD") == true)
+    }
 }

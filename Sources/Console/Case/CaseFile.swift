@@ -98,7 +98,12 @@ public struct CaseFile: Sendable {
                 var lines = ["- **\(row.status?.label ?? "Unknown status")**: \(t?.productId ?? "-"), original transaction \(row.originalTransactionId), group \(row.groupIdentifier)"]
                 lines.append("  - \(Self.renewalWords(row))")
                 if let intent = r?.expirationIntent { lines.append("  - Expired because: \(intent.label)") }
-                if let grace = r?.gracePeriodExpiresDate { lines.append("  - Grace period until \(DisplayFormat.date(grace))") }
+                if row.status != .expired, row.status != .revoked {
+                    let facts = BillingFacts.of(row, history: c.history.value, notifications: c.notifications.value)
+                    lines += facts.lines().map { "  - " + $0.trimmingCharacters(in: .whitespaces) }
+                } else if let grace = r?.gracePeriodExpiresDate {
+                    lines.append("  - Grace period until \(DisplayFormat.date(grace))")
+                }
                 if r?.priceIncreaseStatus == .customerHasNotResponded { lines.append("  - A price increase is not yet accepted") }
                 if let product = r?.autoRenewProductId, product != t?.productId { lines.append("  - Renews into \(product)") }
                 if let offer = SubscriptionOffer.current(row) { lines.append("  - Offer: \(offer)") }
@@ -126,7 +131,13 @@ public struct CaseFile: Sendable {
             if rows.isEmpty { return ["None."] }
             return rows.map { row in
                 let t = row.payload
-                return "- \(DisplayFormat.date(t?.revocationDate)): \(t?.productId ?? "-"), transaction \(t?.transactionId ?? "-"), \(DisplayFormat.money(t?.price, t?.currency)), reason \(t?.revocationReason?.label ?? "-")"
+                var amount = DisplayFormat.money(t?.price, t?.currency)
+                if let t, t.revocationType == .familyRevoke {
+                    amount = "Family Sharing access revoked, no refund"
+                } else if let t, let share = t.revocationPercentage, share < 100_000 {
+                    amount = "\(DisplayFormat.money(Timeline.refundedAmount(t), t.currency)) refunded (\(DisplayFormat.percentage(share)) prorated) of \(amount)"
+                }
+                return "- \(DisplayFormat.date(t?.revocationDate)): \(t?.productId ?? "-"), transaction \(t?.transactionId ?? "-"), \(amount), reason \(t?.revocationReason?.label ?? "-")"
             }
         }
         out.append("")

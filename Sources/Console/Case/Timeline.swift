@@ -89,10 +89,22 @@ public enum Timeline {
                   let price = t.price, let currency = t.currency else { continue }
             var total = totals[currency] ?? (0, 0)
             total.paid += price
-            if t.revocationDate != nil { total.refunded += price }
+            total.refunded += refundedAmount(t) ?? 0
             totals[currency] = total
         }
         return totals.keys.sorted().map { ($0, totals[$0]!.paid, totals[$0]!.refunded) }
+    }
+
+    /// What a revoked transaction gave back: its share of the price for a prorated refund, nothing
+    /// for Family Sharing access taken away (the purchaser was not refunded), nil when not revoked.
+    public static func refundedAmount(_ t: TransactionPayload) -> Int64? {
+        guard t.revocationDate != nil, let price = t.price else { return nil }
+        if t.revocationType == .familyRevoke { return 0 }
+        guard let share = t.revocationPercentage else { return price }
+        // To the currency's smallest coin: cents, or whole units where there are none.
+        let coin: Int64 = ["JPY", "KRW", "VND", "CLP", "ISK"].contains(t.currency ?? "") ? 1000 : 10
+        let exact = Double(price) * Double(share) / 100_000
+        return Int64((exact / Double(coin)).rounded()) * coin
     }
 
     /// "Spent 59.94 USD (refunded 9.99): net 49.95 USD"; "nothing paid" when no price is known.
@@ -124,7 +136,15 @@ public enum Timeline {
         }
         if let revoked = t.revocationDate {
             let reason = t.revocationReason.map { " (\($0.label))" } ?? ""
-            events.append(TimelineEvent(time: revoked, kind: .refund, summary: "\(product) refunded\(reason)\(price)", source: .history, transactionId: t.transactionId))
+            let summary: String
+            if t.revocationType == .familyRevoke {
+                summary = "\(product) access revoked (Family Sharing ended; no refund to this member)"
+            } else if let share = t.revocationPercentage, share < 100_000 {
+                summary = "\(product) refunded \(DisplayFormat.percentage(share)) prorated\(reason): \(DisplayFormat.money(refundedAmount(t), t.currency)) of \(DisplayFormat.money(t.price, t.currency))"
+            } else {
+                summary = "\(product) refunded\(reason)\(price)"
+            }
+            events.append(TimelineEvent(time: revoked, kind: .refund, summary: summary, source: .history, transactionId: t.transactionId))
         }
         return events
     }

@@ -60,6 +60,8 @@ enum CustomerReducer {
         state.lastError = nil
         state.extendForm = nil
         state.finishConfirmation = nil
+        // What was said about the last customer ("Not extended: …") must not read as this one's.
+        state.toasts.removeAll()
         if state.overlay == .extend || state.overlay == .finishTransaction { state.overlay = nil }
         // Every pane showing the customer forgets the last one.
         for pane in Panes.all where pane.showsCustomer {

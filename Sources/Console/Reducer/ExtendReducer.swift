@@ -86,9 +86,24 @@ enum ExtendReducer {
         },
     ]
 
-    /// Keys no command takes: digits and editing keys type into the days field.
+    /// Keys no command takes: digits and editing keys type into the days field. `i` is the agent
+    /// reaching for the lookup field: the form closes (nothing sent) and the field opens, so the
+    /// digits of the next ID never land in Days.
     static func type(_ state: inout ConsoleState, _ key: Key) -> [ConsoleEffect] {
-        edit(&state) { form in
+        if case .character("i") = key, state.extendForm?.confirming != true {
+            let effects = cancel(&state)
+            ConsoleReducer.toast(&state, "Extension form closed: nothing was sent.")
+            state.pane = .customer
+            state.focus = .paneInput
+            state.lookupInput = TextInputState(maxLength: 64)
+            state.recallIndex = nil
+            return effects
+        }
+        if case .character(let c) = key, !(c.isASCII && c.isNumber), state.extendForm?.confirming != true {
+            state.extendForm?.error = "Days takes digits only. Esc closes the form (nothing is sent); i looks up another ID."
+            return []
+        }
+        return edit(&state) { form in
             guard !form.confirming else { return [] }
             switch key {
             case .character(let c) where c.isASCII && c.isNumber:

@@ -169,11 +169,24 @@ public enum IDKind: Sendable, Equatable {
         return String(rest.drop { $0 == ":" || $0 == "#" || $0 == " " }).trimmingCharacters(in: .whitespaces)
     }
 
+    /// A UUID as apps show it: with dashes, in braces, or as 32 hex digits; in lowercase with dashes.
+    static func accountToken(_ text: String) -> String? {
+        var hex = text
+        if hex.hasPrefix("{") && hex.hasSuffix("}") { hex = String(hex.dropFirst().dropLast()) }
+        // Digits alone are a transaction ID, however long.
+        if hex.count == 32, hex.allSatisfy(\.isHexDigit), hex.contains(where: \.isLetter) {
+            let c = Array(hex)
+            hex = [c[0..<8], c[8..<12], c[12..<16], c[16..<20], c[20..<32]].map { String($0) }.joined(separator: "-")
+        }
+        guard hex.count == 36, UUID(uuidString: hex) != nil else { return nil }
+        return hex.lowercased()
+    }
+
     /// Order IDs mix capital letters and digits (MK5TTTVWJH); transaction IDs are digits only.
     public static func classify(_ raw: String) -> IDKind {
         let text = withoutLabel(raw.trimmingCharacters(in: .whitespacesAndNewlines))
         guard !text.isEmpty else { return .invalid("Type an order ID (such as MK5TTTVWJH), a transaction ID or the app's account ID (a UUID).") }
-        if text.count == 36, UUID(uuidString: text) != nil { return .appAccountToken(text.lowercased()) }
+        if let token = accountToken(text) { return .appAccountToken(token) }
         let shown: String = text.count > 24 ? String(text.prefix(20)) + "…" : text
         guard text.count <= 40 else {
             return .invalid("\"\(shown)\" is \(text.count) characters: order IDs have 6 to 20, transaction IDs at most 40, account IDs (UUIDs) 36.")

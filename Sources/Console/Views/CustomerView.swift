@@ -103,7 +103,11 @@ enum CustomerView {
                 let offer = SubscriptionOffer.current(row).map { " · \($0)" } ?? ""
                 lines.append([.init("  \(row.status?.label ?? "?")\(offer)", theme[role]), .init("  \(t?.productId ?? "-")  \(renews)  auto-renew \(r?.autoRenewStatus?.label.lowercased() ?? "-")", theme[.text])])
                 if let intent = r?.expirationIntent { line("    expired: \(intent.label)", .muted) }
-                if let grace = r?.gracePeriodExpiresDate { line("    grace period until \(DisplayFormat.date(grace))", .warning) }
+                if row.status != .expired, row.status != .revoked {
+                    // "Why was I charged?": the facts of this subscription's billing, in words.
+                    let facts = BillingFacts.of(row, history: customer.history.value, notifications: customer.notifications.value)
+                    for text in facts.lines() { line("    " + text, text.hasPrefix("⚠") || text.hasPrefix("  Apple") ? .warning : .text) }
+                }
                 if r?.priceIncreaseStatus == .customerHasNotResponded { line("    price increase not yet accepted", .warning) }
             }
         }
@@ -122,9 +126,12 @@ enum CustomerView {
         }
         section("Refunds")
         if status(customer.refunds), let refunds = customer.refunds.value {
-            if refunds.isEmpty { line("none", .muted) }
+            if refunds.isEmpty { line("none · Apple decides refunds; pane 3 says how they work", .muted) }
             for t in refunds.compactMap(\.payload).prefix(3) {
-                line("\(DisplayFormat.day(t.revocationDate))  \(t.productId ?? "-")  \(t.revocationReason?.label ?? "")", .warning)
+                var amount = DisplayFormat.money(Timeline.refundedAmount(t), t.currency)
+                if t.revocationType == .familyRevoke { amount = "family access revoked" }
+                else if let share = t.revocationPercentage, share < 100_000 { amount += " (\(DisplayFormat.percentage(share)) prorated)" }
+                line("\(DisplayFormat.day(t.revocationDate))  \(t.productId ?? "-")  \(amount)  \(t.revocationReason?.label ?? "")", .warning)
             }
         }
         section("Notifications, last 30 days")

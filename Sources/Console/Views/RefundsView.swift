@@ -4,10 +4,25 @@ import TerminalUI
 
 /// The customer's refunded purchases with date, reason, type and share.
 enum RefundsView {
+    /// Who decides, where the customer asks, and what the developer can do.
+    static let howRefundsWork = [
+        "How refunds work: Apple decides, not the developer. The customer asks at reportaproblem.apple.com (or Apple Support).",
+        "Apple may ask the app about the purchase (CONSUMPTION_REQUEST) and weighs an answer sent within 12 hours (iapdesk consumption).",
+        "What you can do: answer that request, extend the renewal (e on Subscriptions), or offer a promotional or win-back offer.",
+    ]
+
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         guard let customer = state.customer else {
             Paragraph("Look up a customer first (pane 1).", style: theme[.muted]).render(in: area, buffer: &buffer)
             return
+        }
+        // How refunds work, under the list: what an agent answers to "I want my money back".
+        let explanation = Paragraph(lines: RefundsView.howRefundsWork.map { [.init($0, theme[.muted])] })
+        let explained = explanation.layout(width: area.width).count + 1
+        var area = area
+        if area.height >= explained + 6 {
+            explanation.render(in: Rect(x: area.x, y: area.bottom - explained + 1, width: area.width, height: explained - 1), buffer: &buffer)
+            area = Rect(x: area.x, y: area.y, width: area.width, height: area.height - explained)
         }
         if PaneViews.placeholder(customer.refunds, empty: "No refunds for this customer.", isEmpty: { $0.isEmpty }, state, theme, area, &buffer) { return }
         let rows = RefundsPane.rows(state)

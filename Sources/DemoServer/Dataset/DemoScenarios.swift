@@ -12,7 +12,6 @@ extension DatasetBuilder {
         let aliceChain = subscribeUntilNow(alice, P.proMonthly, start: daysAgo(200), firstOrder: aliceOrder)
         purchase(alice, P.coins100, at: daysAgo(200), order: aliceOrder)
         track(aliceChain, customer: alice, status: .active)
-        data.customers[alice]!.appAccountToken = "7d3e1f0a-5b9c-4e2a-8f61-2c4b9a7d1e35"
         notifyRenewal(aliceChain, customer: alice, product: P.proMonthly)
 
         // 2. Auto-renew turned off: active until the period ends.
@@ -192,6 +191,18 @@ extension DatasetBuilder {
             purchase(pat, index % 7 == 0 ? P.coins1000 : P.coins100, at: daysAgo(Double(1090 - index * 3) + 0.3))
         }
         notifyRenewal(patChain, customer: pat, product: P.newsWeekly)
+
+        // 22. "I was charged after I cancelled": auto-renew turned off three hours before the period
+        // ended, too late for Apple (at least 24 hours before), and renewed two hours ago. Its
+        // notifications are the newest of all, so every earlier delivery keeps its story.
+        let quinn = customer("Charged after turning auto-renew off", storefront: "DEU")
+        let quinnStart = anchor.addingTimeInterval(-2 * 3600 - 2 * Double(P.proMonthly.periodDays!) * Self.day)
+        let quinnChain = subscribe(quinn, P.proMonthly, start: quinnStart, renewals: 2)
+        track(quinnChain, customer: quinn, status: .active, autoRenew: false)
+        let charged = data.transactions[quinnChain.latestTransactionId]!.payload.purchaseDate!
+        notify(.didChangeRenewalStatus, .autoRenewDisabled, at: charged.addingTimeInterval(-3 * 3600), customer: quinn,
+               transaction: quinnChain.transactionIds[quinnChain.transactionIds.count - 2])
+        notifyRenewal(quinnChain, customer: quinn, product: P.proMonthly)
 
         addDeliveryStory()
     }

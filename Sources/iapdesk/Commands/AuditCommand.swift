@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Console
 import Foundation
+import WebhookStore
 
 /// `iapdesk audit`: every write recorded in the audit ledger, console and command line alike.
 struct AuditCommand: AsyncParsableCommand {
@@ -26,7 +27,11 @@ struct AuditListCommand: AsyncParsableCommand {
             let start = try since.map { try DateArgument.require($0, "--since") }
             let (entries, unreadable) = try await AuditLedgerAccess.reading(ledger) { try await $0.read() }
             let all = WriteRecord.fold(entries)
-            let subjects = customer.map { Self.subjects(matching: $0, in: all) }
+            var subjects: Set<String>?
+            if let customer {
+                let terms = try await terms(for: customer)
+                subjects = terms.reduce(into: Set<String>()) { $0.formUnion(Self.subjects(matching: $1, in: all)) }
+            }
             let writes = all.filter { record in
                 if unresolved && record.isResolved { return false }
                 if let profile, record.account?.profile != profile { return false }
@@ -56,6 +61,27 @@ struct AuditListCommand: AsyncParsableCommand {
 
     static func target(_ record: WriteRecord) -> String {
         String(record.intent.path.split(separator: "/").last ?? "")
+    }
+
+    /// What to look for in the ledger: the ID as the console reads it ("Order ID: MK5TTTVWJH" is the
+    /// order), and for an app account token the original transactions the store's index saw with it.
+    private func terms(for customer: String) async throws -> [String] {
+        switch IDKind.classify(customer) {
+        case .orderId(let order): return [order]
+        case .transactionId(let id): return [id]
+        case .invalid: return [customer.trimmingCharacters(in: .whitespaces)]
+        case .appAccountToken(let token):
+            let location = ledgerOptions.demo
+                ? StoreLocation.file(path: DemoStore.path)
+                : try StoreOptions.location(flag: ledgerOptions.storeOptions.store, profileStore: StoreOptions.configuredStore())
+            let links = (try? await StoreAccess.with(location) { store in
+                try await (store as? any AccountIndex)?.accountLinks(.appAccountToken, token) ?? []
+            }) ?? []
+            if links.isEmpty {
+                FileHandle.standardError.write(Data("note: no purchase seen with app account token \(token) in \(location.description), so no write can be tied to it (iapdesk index --since 180d fills the index).\n".utf8))
+            }
+            return [token] + links.map(\.originalTransactionId)
+        }
     }
 
     /// The IDs writes for `customer` were sent to: writes naming it (its order ID from a console

@@ -27,6 +27,7 @@ struct ExtendCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Days to add, 1 to 90.") var days: Int
     @Option(name: .long, help: "customer-satisfaction, service-issue, other or undeclared.") var reason: String
     @Option(name: .long, help: "Request identifier that makes a retry safe (default: a new UUID).") var requestId: String?
+    @Flag(name: .long, help: "Extend even though the subscription was extended in the last 24 hours (otherwise refused as a likely re-run).") var again = false
     @OptionGroup var write: WriteOptions
     @OptionGroup var global: GlobalOptions
 
@@ -46,7 +47,7 @@ struct ExtendCommand: AsyncParsableCommand {
                         originalTransactionId: originalTransactionId,
                         request: ExtendRenewalDateRequest(extendByDays: Int32(days), extendReasonCode: reasonCode, requestIdentifier: identifier))
                 },
-                givenIdentifier: requestId, identifierIsSent: true, extending: (originalTransactionId, days))
+                givenIdentifier: requestId, identifierIsSent: true, extending: (originalTransactionId, days, again))
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
             var object: [String: Any?] = [
                 "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,

@@ -15,7 +15,7 @@ struct CommandLineWrite<Response: Sendable> {
     /// Whether Apple dedupes the write by its identifier (extensions); otherwise the identifier is ours.
     let identifierIsSent: Bool
     /// For a renewal extension: the subscription and the days, read and counted before confirming.
-    var extending: (originalTransactionId: String, days: Int)? = nil
+    var extending: (originalTransactionId: String, days: Int, again: Bool)? = nil
 
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
@@ -67,7 +67,7 @@ struct CommandLineWrite<Response: Sendable> {
     /// confirmation; a third within 365 days is refused here as Apple would. The send is then held
     /// against another agent's write, or a new renewal date at Apple, made meanwhile.
     private func reviewExtension(
-        _ extending: (originalTransactionId: String, days: Int), _ path: String, _ identifier: String, session: Session, context: WriteContext,
+        _ extending: (originalTransactionId: String, days: Int, again: Bool), _ path: String, _ identifier: String, session: Session, context: WriteContext,
         account: WriteAccount
     ) async throws -> SendGuard {
         let review: ExtensionReview
@@ -89,11 +89,21 @@ struct CommandLineWrite<Response: Sendable> {
         if let refusal = review.refusal {
             throw CLIError("Not sent: \(refusal)", hint: "Nothing was sent. Check with iapdesk status \(extending.originalTransactionId).", status: .refused)
         }
+        // A command run twice (to "make sure", or from a script's retry) must not give twice.
+        if !extending.again, let recent = review.count.recorded.last(where: { $0.applied && now.timeIntervalSince($0.time) < Self.rerunWindow }) {
+            throw CLIError(
+                "Not sent: \(extending.originalTransactionId) was already extended \(recent.line(now: now)). A second extension within a day is usually the same one run twice.",
+                hint: "Nothing was sent. Run it with --again to extend a second time (Apple allows two in 365 days); a re-run after a timeout takes --request-id instead.",
+                status: .refused)
+        }
         var sendGuard = SendGuard.sameTarget(path: path, account: account, seenAt: review.count.readAt ?? now)
         sendGuard.recheck = ExtensionRules.unchanged(
             extending.originalTransactionId, confirmed: renews, client: session.client, verification: session.verification)
         return sendGuard
     }
+
+    /// An extension of the same subscription applied this recently makes a new one a likely re-run.
+    static var rerunWindow: TimeInterval { 24 * 3600 }
 
     private func checkHint() -> String {
         let again = identifierIsSent
