@@ -142,4 +142,30 @@ import WebhookStore
         let audit = try await t.writes.ledger.writes()
         #expect(audit.isEmpty, "nothing was recorded as sent")
     }
+
+    @Test func aFormOpenedAfterAColleaguesExtensionSaysItsDatesAreOldAndEveryPaneSaysSo() async throws {
+        let t = try await ConsoleHarness.start()
+        defer { Task { await t.stop() } }
+        let u = try ConsoleHarness.beside(t, agent: "sam")
+        defer { u.runner.cancelAll() }
+        // U reads the customer; then T extends.
+        if u.state.focus != .paneInput { u.send(.character("i")) }
+        u.type(Self.order)
+        u.send(.enter)
+        try await u.settle()
+        try await openForm(t)
+        try await review(t)
+        _ = try await sendConfirmed(t)
+        // U learns of it on the pane it is on, the Subscriptions pane.
+        u.send(.character("4"))
+        try await u.tick(until: { !$0.customerWatch.changes.isEmpty })
+        try await u.settle()
+        #expect(u.screen(width: 120, height: 36).contains("⚠ changed since: r reloads"))
+        u.send(.character("e"))
+        try await u.settle()
+        #expect(u.state.extendForm?.earlier.isLoaded == true)
+        let form = u.screen(width: 120, height: 36)
+        #expect(form.contains("(read before the last extension)"))
+        #expect(form.contains("read again from Apple when you press Enter"))
+    }
 }

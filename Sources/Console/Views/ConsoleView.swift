@@ -63,7 +63,11 @@ public enum ConsoleView {
             let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
             // How old what the panes show is: `r` reads it all again.
             let age = customer.readAt.map { state.now.timeIntervalSince($0) < 1 ? " · read just now" : " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
-            parts.append((customer.anchorId ?? customer.query) + elsewhere + age)
+            // Someone else changed this customer since it was read: said on every pane, not only
+            // the summary (the Subscriptions pane is where an agent extends).
+            let watch = state.customerWatch
+            let changed = watch.watchedLookup == customer.lookup && !watch.changes.isEmpty ? " · ⚠ changed since: r reloads" : ""
+            parts.append((customer.anchorId ?? customer.query) + elsewhere + age + changed)
         }
         if state.list(state.pane).detailOpen, let id = PaneRows.selectedID(state, state.pane) { parts.append(id) }
         return parts

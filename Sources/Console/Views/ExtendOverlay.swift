@@ -24,8 +24,12 @@ enum ExtendOverlay: ModalOverlay {
         } else {
             row("Customer", form.subject)
             row("Subscription", form.productId)
-            row("Renews now", DisplayFormat.date(form.currentRenewal))
-            row("Renews after", newDate.map { DisplayFormat.date($0) } ?? "-", .success)
+            // A write to this subscription recorded after the customer was read: the dates below are
+            // the old ones until Enter reads them again.
+            let readAt = state.customer?.readAt ?? .distantFuture
+            let stale = form.earlier.value?.recorded.contains { $0.applied && $0.time > readAt } == true
+            row("Renews now", DisplayFormat.date(form.currentRenewal) + (stale ? "  (read before the last extension)" : ""), stale ? .warning : .modal)
+            row("Renews after", stale ? "read again from Apple when you press Enter" : newDate.map { DisplayFormat.date($0) } ?? "-", stale ? .warning : .success)
             let days = form.days.text.isEmpty ? "_" : form.days.text
             row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
             row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
