@@ -133,7 +133,7 @@ struct TriggerCommand: AsyncParsableCommand {
     /// What to check when the URL did not take the notification.
     static func hint(_ answer: TriggerPoster.Answer, environment: AppStoreEnvironment) -> String {
         let text = String(decoding: answer.body, as: UTF8.self).lowercased()
-        if answer.status == 400, text.contains("environment") {
+        if answer.status == 400, text.contains("environment") || text.contains(", not sandbox") || text.contains(", not production") {
             let other: AppStoreEnvironment = environment == .sandbox ? .production : .sandbox
             return "The receiver expects another environment: trigger with --environment \(other.rawValue), or start `iapdesk listen --demo --environment \(environment.rawValue)`."
         }
