@@ -18,7 +18,7 @@ struct TriggerCommand: AsyncParsableCommand {
             answered 2xx, 10 when it did not, 64 for a type, subtype, --set or URL that is wrong, 2 for an unknown customer. \
             See docs/webhooks.md.
 
-            Types and subtypes:
+            Types and subtypes (a type listed alone takes none):
             \(Self.kindsList)
             """)
 
