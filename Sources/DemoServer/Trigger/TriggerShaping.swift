@@ -109,9 +109,8 @@ struct TriggerSelection: Sendable {
                 transaction = explicit
             } else {
                 transaction = latestOneTime(pool) ?? latestOneTime(all)
-                if let explicit, let found = transaction {
+                if explicit != nil, let found = transaction {
                     chosen += " (a subscription; its customer's one-time purchase \(found.transactionId ?? "") instead)"
-                    _ = explicit
                 }
             }
             guard transaction != nil else {
