@@ -49,7 +49,7 @@ public final class DemoServer: Sendable {
     /// Root of the chain the demo signs with: trust it (and only it) to verify demo data.
     public let rootCertificateDER: Data
     public let port: Int
-    private let store: DemoStore
+    let store: DemoStore
     private let faults: FaultInjector
     private let group: ServiceGroup
     private let task: Task<Void, any Error>

@@ -19,7 +19,7 @@ struct IAPDesk: AsyncParsableCommand {
             NotificationsCommand.self, TestNotificationCommand.self, TestNotificationStatusCommand.self, ExtendCommand.self,
             MassExtendCommand.self, MassExtendStatusCommand.self, ConsumptionCommand.self, AppAccountTokenCommand.self, FinishTransactionCommand.self,
             DecodeCommand.self, CaseCommand.self, TimelineCommand.self, NoteCommand.self, IndexCommand.self, AuditCommand.self, InitCommand.self, DoctorCommand.self, ListenCommand.self, ReceivedCommand.self,
-            ReconcileCommand.self, ReplayCommand.self, RecoverCommand.self, ServeDemoCommand.self, KeybindingsCommand.self,
+            ReconcileCommand.self, ReplayCommand.self, RecoverCommand.self, TriggerCommand.self, ServeDemoCommand.self, KeybindingsCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 }

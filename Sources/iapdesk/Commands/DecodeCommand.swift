@@ -24,17 +24,18 @@ struct DecodeCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let text = try readInput()
-            var demo: DemoServer?
+            var demo: Session?
             let verifier: SignedDataVerifier
             if global.demo {
-                let server = try await DemoServer.start()
-                demo = server
-                verifier = try server.makeVerifier()
+                // The demo's kept chain, which signed what every --demo command showed or received.
+                let session = try await Session.openDemo(environment: global.environment)
+                demo = session
+                verifier = try session.demo!.makeVerifier()
             } else {
                 verifier = try makeVerifier()
             }
             let report = await verifier.inspect(text)
-            await demo?.stop()
+            await demo?.close()
             try show(report)
         }
     }

@@ -1,0 +1,174 @@
+import AppStoreServerAPI
+import ArgumentParser
+import Console
+import DemoServer
+import Foundation
+
+struct TriggerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trigger",
+        abstract: "Send a signed App Store Server Notification of any type to your own handler.",
+        discussion: """
+            Makes a Notification V2 of the type and subtype given (any pair Apple documents), about a customer of the demo's data \
+            (--customer; by default one whose story fits the type), fills the transaction and renewal info as Apple would for that \
+            type (a REFUND's revocation, a grace period's end, a consumption request's reason), changes any field with --set, signs \
+            it with the demo's chain, and POSTs {"signedPayload": ...} to --to, printing the answer. A new notificationUUID and \
+            signedDate every time. `iapdesk listen --demo` trusts the same chain; your own handler trusts the root certificate \
+            --write-root writes (only for testing). Nothing is added to the demo's notification history. Exit 0 when the URL \
+            answered 2xx, 10 when it did not, 64 for a type, subtype, --set or URL that is wrong, 2 for an unknown customer. \
+            See docs/webhooks.md.
+
+            Types and subtypes (a type listed alone takes none):
+            \(Self.kindsList)
+            """)
+
+    static var kindsList: String {
+        NotificationType.knownValues.map { type in
+            "  \(type.rawValue)" + (type.allowedSubtypes.subtypes.isEmpty ? "" : ": " + NotificationKind.subtypesInWords(type))
+        }.joined(separator: "\n")
+    }
+
+    @Argument(help: ArgumentHelp("TYPE or TYPE/SUBTYPE, such as REFUND or did_fail_to_renew/grace_period.", valueName: "type[/subtype]"))
+    var kind: String
+
+    @Option(name: .long, help: ArgumentHelp("POST it here (your handler's URL).", valueName: "url")) var to: String?
+    @Flag(name: .customLong("print"), help: "Print the body ({\"signedPayload\": ...}) only, send nothing.") var printOnly = false
+    @Option(name: .long, help: ArgumentHelp(
+        "The demo customer it concerns: an original transaction, transaction, order or app transaction ID, or app account token (docs/demo.md). Default: one whose story fits the type.",
+        valueName: "id"))
+    var customer: String?
+    @Option(name: .customLong("set"), help: ArgumentHelp("Change a field before signing (repeatable). \(FieldAssignment.keyHelp)", valueName: "key=value"))
+    var assignments: [String] = []
+    @Option(name: .long, help: "Sandbox or Production: the environment it claims, and the demo data it is made from.") var environment: String = "Sandbox"
+    @Option(name: .long, help: ArgumentHelp("The bundle ID it carries (default the demo's, com.iapdesk.demo).", valueName: "id")) var bundleId: String?
+    @Option(name: .long, help: ArgumentHelp("Seconds the POST may take.", valueName: "seconds")) var sendTimeout: Double = 10
+    @Option(name: .long, help: ArgumentHelp("Also write the demo chain's root certificate (DER) here, for your handler to trust.", valueName: "file"))
+    var writeRoot: String?
+    @Flag(name: .long, help: "Print one JSON document: the notification, the customer and the answer.") var json = false
+
+    func validate() throws {
+        guard sendTimeout.isFinite, sendTimeout > 0, sendTimeout <= 600 else {
+            throw ValidationError("--send-timeout must be more than 0 and at most 600 seconds.")
+        }
+        if printOnly && to != nil { throw ValidationError("--print sends nothing: give --print or --to, not both.") }
+        if !printOnly && to == nil { throw ValidationError("Say where to send it with --to URL, or print it with --print.") }
+        if printOnly && json { throw ValidationError("--print prints the body as JSON already: leave out --json.") }
+    }
+
+    func run() async throws {
+        try await runReporting {
+            let kind = try Self.usage { () throws(TriggerError) in try NotificationKind.parse(self.kind) }
+            let assignments = try assignments.map { text in try Self.usage { () throws(TriggerError) in try FieldAssignment.parse(text) } }
+            let environment: AppStoreEnvironment
+            switch self.environment.lowercased() {
+            case "sandbox": environment = .sandbox
+            case "production": environment = .production
+            default: throw CLIError("--environment takes Sandbox or Production, not \(self.environment).", status: .usage)
+            }
+            let target = try to.map { try ReplaySender.target($0) }
+            if let bundleId, bundleId.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw CLIError("--bundle-id is empty.", status: .usage)
+            }
+
+            // The demo's kept chain: the one every --demo command, listen --demo included, trusts.
+            let session = try await Session.openDemo(environment: environment.rawValue)
+            guard let demo = session.demo else {
+                await session.close()
+                throw CLIError("The demo did not start.", status: .failure)
+            }
+            let triggered: TriggeredNotification
+            do {
+                triggered = try Self.usage { () throws(TriggerError) in
+                    try demo.trigger(TriggerRequest(
+                        kind: kind, customer: customer, environment: environment, bundleId: bundleId, assignments: assignments))
+                }
+                if let writeRoot {
+                    do {
+                        try demo.rootCertificateDER.write(to: URL(fileURLWithPath: writeRoot))
+                    } catch {
+                        throw CLIError("The root certificate cannot be written to \(writeRoot): \(error.localizedDescription)", status: .failure)
+                    }
+                }
+            } catch {
+                await session.close()
+                throw error
+            }
+            await session.close()
+
+            guard let target else {
+                FileHandle.standardOutput.write(triggered.body + Data("\n".utf8))
+                return
+            }
+            let shownTarget = ReplaySender.redacted(target)
+            let answer = await TriggerPoster(target: target, timeout: sendTimeout).post(triggered.body)
+            let printer = Printer(json: json)
+            printer.emit(Self.document(triggered, answer: answer, target: shownTarget, root: writeRoot))
+            let shown = TriggerPoster.shown(answer.body)
+            var lines = [
+                "Sent \(triggered.kind) (\(triggered.environment.label)) \(triggered.notificationUUID) to \(shownTarget): "
+                    + "\(answer.summary) in \(String(format: "%.0f", answer.milliseconds)) ms.",
+            ]
+            if let customer = triggered.customer {
+                let purchase = [customer.transactionId.map { "transaction \($0)" }, customer.productId].compactMap { $0 }.joined(separator: ", ")
+                lines.append("  Customer: \(customer.scenario)\(purchase.isEmpty ? "" : " (\(purchase))"), \(customer.chosen).")
+            }
+            if answer.status != nil { lines.append("  Answer: \(shown.text)") }
+            lines.append("  Signed by the demo's chain\(writeRoot.map { "; its root certificate is in \($0)" } ?? " (--write-root FILE saves its root certificate for your handler to trust)").")
+            printer.text(lines.joined(separator: "\n"))
+            guard answer.accepted else {
+                throw CLIError("\(shownTarget) did not take it: \(answer.summary).", hint: Self.hint(answer, environment: environment), status: .gapsFound)
+            }
+        }
+    }
+
+    /// A TriggerError as the command line reports it: a wrong input is a usage error (64), an unknown customer not found (2).
+    static func usage<T>(_ body: () throws(TriggerError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CLIError(error.message, hint: error.hint, status: error.kind == .usage ? .usage : .notFound)
+        }
+    }
+
+    /// What to check when the URL did not take the notification.
+    static func hint(_ answer: TriggerPoster.Answer, environment: AppStoreEnvironment) -> String {
+        let text = String(decoding: answer.body, as: UTF8.self).lowercased()
+        if answer.status == 400, text.contains("environment") || text.contains(", not sandbox") || text.contains(", not production") {
+            let other: AppStoreEnvironment = environment == .sandbox ? .production : .sandbox
+            return "The receiver expects another environment: trigger with --environment \(other.rawValue), or start `iapdesk listen --demo --environment \(environment.rawValue)`."
+        }
+        if answer.status == 400, text.contains("chain") || text.contains("signature") || text.contains("certificate") {
+            return "The receiver does not trust the demo's chain: give it the root certificate --write-root writes (listen --demo trusts it already)."
+        }
+        if answer.status == nil { return "Check the URL and that the handler is running." }
+        return "Check the handler's logs for this notificationUUID."
+    }
+
+    static func document(_ triggered: TriggeredNotification, answer: TriggerPoster.Answer?, target: String?, root: String?) -> [String: Any?] {
+        var document: [String: Any?] = [
+            "notificationType": triggered.kind.type.rawValue, "subtype": triggered.kind.subtype?.rawValue,
+            "notificationUUID": triggered.notificationUUID, "environment": triggered.environment.rawValue,
+            "signedPayload": triggered.signedPayload, "rootCertificate": root,
+        ]
+        document.merge(Printer.date("signedDate", triggered.signedDate))
+        if let customer = triggered.customer {
+            document["customer"] = [
+                "scenario": customer.scenario, "originalTransactionId": customer.originalTransactionId,
+                "transactionId": customer.transactionId, "productId": customer.productId, "chosen": customer.chosen,
+            ] as [String: Any?]
+        }
+        if let answer, let target {
+            let text = String(data: answer.body, encoding: .utf8)
+            let limit = 4_096
+            document["target"] = target
+            document["result"] = answer.summary
+            document["status"] = answer.status
+            document["ms"] = (answer.milliseconds * 10).rounded() / 10
+            document["accepted"] = answer.accepted
+            document["answer"] = text.map { String($0.prefix(limit)) }
+            document["answerBytes"] = answer.body.count
+            document["answerTruncated"] = (text?.count ?? 0) > limit
+        }
+        return document
+    }
+}
