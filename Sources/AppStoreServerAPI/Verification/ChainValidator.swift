@@ -21,8 +21,8 @@ final class ChainValidator: Sendable {
     private let caches: Bool
     /// OpenSSL's strict certificate profile, as Apple's Python library applies it by default.
     private let strict: Bool
-    /// Chains that passed, by their leaf's and intermediate's base64 text (see `chainKey`).
-    private let cache = Mutex<[String: TrustedChain]>([:])
+    /// Chains that passed, by their leaf's and intermediate's base64 text (see `ChainKey`).
+    private let cache = Mutex<[ChainKey: TrustedChain]>([:])
     static let cacheLimit = 64
     /// How many chains were built and validated (not found in the cache), for tests.
     private let built = Atomic(0)
@@ -107,7 +107,7 @@ final class ChainValidator: Sendable {
     /// built again, whichever header carries it: only its dates at `time` are checked.
     func validate(x5c: [String], at time: Date) async throws(VerificationFailure) -> TrustedChain {
         guard x5c.count == 3 else { throw .wrongChainLength(x5c.count) }
-        let key = Self.chainKey(x5c)
+        let key = ChainKey(leaf: x5c[0], intermediate: x5c[1])
         if caches, let cached = cache.withLock({ $0[key] }) {
             try checkValidity(cached, at: time)
             return cached
@@ -124,8 +124,9 @@ final class ChainValidator: Sendable {
     /// What validation reads of a chain: the leaf's and the intermediate's exact base64 text (the
     /// third certificate is never used). The same text is the same DER, so the same verdict at the
     /// same time; any other text, even the same DER written otherwise, is validated on its own.
-    static func chainKey(_ x5c: [String]) -> String {
-        x5c[0] + "." + x5c[1]
+    struct ChainKey: Hashable {
+        let leaf: String
+        let intermediate: String
     }
 
     private func buildAndValidate(x5c: [String], at time: Date) async throws(VerificationFailure) -> TrustedChain {
