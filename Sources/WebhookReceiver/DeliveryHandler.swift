@@ -367,8 +367,7 @@ struct DeliveryHandler: Sendable {
     }
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        let body = (try? JSONSerialization.data(withJSONObject: ["error": message], options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
-        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ErrorAnswer.body(message)))
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {

@@ -61,10 +61,12 @@ extension WebhookBench {
         let valid = try Self.bodies(count, demo: demo)
         let tampered = try Self.bodies(count, demo: demo).map { Self.tampered($0) }
         let otherApp = try Self.bodies(count, demo: demo, bundleId: "com.example.other")
+        let ownHeader = try Self.bodies(count, demo: demo).enumerated().map { Self.tampered(Self.withHeaderOfItsOwn($1, kid: "k\($0)")) }
         let repeated = Array(repeating: tampered[0], count: count)
         let junk = (0..<count).map { Data("not json \($0) ".utf8) + Data(repeating: UInt8(ascii: "x"), count: 10_000) }
         let kinds: [(String, [Data], Int)] = [
-            ("valid", valid, 200), ("refused_bad_signature", tampered, 400), ("refused_bad_signature_repeated", repeated, 400),
+            ("valid", valid, 200), ("refused_bad_signature", tampered, 400), ("refused_bad_signature_own_header", ownHeader, 400),
+            ("refused_bad_signature_repeated", repeated, 400),
             ("refused_other_bundle", otherApp, 400), ("refused_not_json_10k", junk, 400),
         ]
         var validCost = 0.0
@@ -126,6 +128,18 @@ extension WebhookBench {
         var usage = rusage()
         getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec)
+    }
+
+    /// The body with a `kid` added to its JWS header: the same certificates under a header segment
+    /// of its own, which no cache of headers has seen.
+    static func withHeaderOfItsOwn(_ body: Data, kid: String) -> Data {
+        let text = String(decoding: body, as: UTF8.self)
+        let prefix = #"{"signedPayload":""#
+        let jws = text.dropFirst(prefix.count).dropLast(2)
+        let dot = jws.firstIndex(of: ".")!
+        let header = String(decoding: Base64URL.decode(jws[..<dot])!, as: UTF8.self)
+        let withKid = #"{"kid":"\#(kid)","# + header.dropFirst()
+        return Data((prefix + Base64URL.encode(Data(withKid.utf8)) + jws[dot...] + #""}"#).utf8)
     }
 
     /// The body with one character of its signature changed.

@@ -40,15 +40,52 @@ final class RawClient {
         return 0
     }
 
-    /// The status, and whether the whole body (by Content-Length) is there.
+    /// The status, and whether the whole body (by Content-Length) is there. Read from the bytes
+    /// without building strings or arrays: as a String split into lines, the answer's head cost
+    /// the client 8 to 13 µs, more for a refusal's longer head than for a 200's, and the process's
+    /// CPU time is meant to be the receiver's.
     static func parse(_ bytes: [UInt8]) -> (Int, Bool)? {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard bytes.count >= 12, let end = (0...(bytes.count - 4)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else { return nil }
-        let head = String(decoding: bytes[0..<end], as: UTF8.self)
-        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-        return (status, bytes.count - end - 4 >= length)
+        bytes.withUnsafeBufferPointer { buffer -> (Int, Bool)? in
+            guard buffer.count >= 12 else { return nil }
+            // The blank line that ends the head.
+            var end = 0
+            while end <= buffer.count - 4,
+                  !(buffer[end] == 13 && buffer[end + 1] == 10 && buffer[end + 2] == 13 && buffer[end + 3] == 10) {
+                end += 1
+            }
+            guard end <= buffer.count - 4 else { return nil }
+            // "HTTP/1.1 200 ...": the digits after the first space.
+            var index = 0
+            while index < end, buffer[index] != UInt8(ascii: " ") { index += 1 }
+            let status = number(buffer, from: index + 1, to: end)
+            // Each line after the status line, "Content-Length:" in any case.
+            let name = contentLength
+            var length = 0
+            var line = 0
+            while line < end {
+                var next = line
+                while next < end, buffer[next] != 10 { next += 1 }
+                if next - line > name.count, (0..<name.count).allSatisfy({ buffer[line + $0] | 0x20 == name[$0] }) {
+                    length = number(buffer, from: line + name.count, to: next)
+                }
+                line = next + 1
+            }
+            return (status, buffer.count - end - 4 >= length)
+        }
+    }
+
+    private static let contentLength = Array("content-length:".utf8)
+
+    /// The decimal number at `from` (after spaces and tabs), up to the first other byte before `to`.
+    private static func number(_ buffer: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Int {
+        var index = from
+        while index < to, buffer[index] == UInt8(ascii: " ") || buffer[index] == UInt8(ascii: "\t") { index += 1 }
+        var value = 0
+        while index < to, buffer[index] >= UInt8(ascii: "0"), buffer[index] <= UInt8(ascii: "9") {
+            value = value * 10 + Int(buffer[index] - UInt8(ascii: "0"))
+            index += 1
+        }
+        return value
     }
 
     static func sendAll(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

@@ -83,3 +83,81 @@ import Testing
         #expect(await verifier.verifyTransaction(other).status == .failed(.unsupportedAlgorithm("ES384")))
     }
 }
+
+/// Chains are remembered by their certificates, whatever header carries them; a header only once a
+/// signature under it verified.
+@Suite struct ChainCacheByCertificatesTests {
+    let authority: SigningCertificateAuthority
+    let verifier: SignedDataVerifier
+
+    init() throws {
+        authority = try SigningCertificateAuthority(
+            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
+            name: "Chain Key Test")
+        verifier = try SignedDataVerifier(
+            bundleId: "com.example", appAppleId: nil, environment: .sandbox, additionalRoots: [authority.rootDER], trustAppleRoot: false)
+    }
+
+    func transaction(_ id: Int) -> Data {
+        Data(#"{"transactionId":"\#(id)","originalTransactionId":"1","bundleId":"com.example","signedDate":1750000000123,"environment":"Sandbox"}"#.utf8)
+    }
+
+    /// A JWS whose header carries `kid` besides alg, x5c and typ (another header segment for the
+    /// same certificates), signed with `key`.
+    static func sign(_ payload: Data, kid: String, x5c: [String], key: P256.Signing.PrivateKey) throws -> String {
+        let header = #"{"alg":"ES256","kid":"\#(kid)","x5c":[\#(x5c.map { "\"\($0)\"" }.joined(separator: ","))],"typ":"JWT"}"#
+        let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(payload)
+        return input + "." + Base64URL.encode(try key.signature(for: Data(input.utf8)).rawRepresentation)
+    }
+
+    static func headerSegment(_ jws: String) -> Substring { jws.split(separator: ".")[0] }
+
+    @Test func theSameCertificatesUnderAnotherHeaderAreNotBuiltAgainAndStillChecked() async throws {
+        let x5c = authority.signer.x5c
+        #expect(await verifier.verifyTransaction(authority.signer.sign(json: transaction(1))).status == .verified)
+        #expect(verifier.chains.chainsBuilt == 1)
+        // Another header, the same certificates, a genuine signature: verified from the cached chain.
+        let genuine = try Self.sign(transaction(2), kid: "a", x5c: x5c, key: authority.leafKey)
+        #expect(await verifier.verifyTransaction(genuine).status == .verified)
+        // A forged one under a third header: refused by its signature, still without building the chain.
+        let forged = try Self.sign(transaction(3), kid: "b", x5c: x5c, key: P256.Signing.PrivateKey())
+        #expect(await verifier.verifyTransaction(forged).status == .failed(.invalidSignature))
+        var spoiled = Array(try Self.sign(transaction(4), kid: "c", x5c: x5c, key: authority.leafKey).utf8)
+        spoiled[spoiled.count - 12] = spoiled[spoiled.count - 12] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let spoiledJWS = String(decoding: spoiled, as: UTF8.self)
+        #expect(await verifier.verifyNotification(spoiledJWS, cheapestFirst: true).notification.status.isVerified == false)
+        #expect(await verifier.verifyTransaction(spoiledJWS).status == .failed(.invalidSignature))
+        #expect(verifier.chains.chainsBuilt == 1)
+        // Only the header a signature verified under is remembered as a header.
+        #expect(verifier.chains.trustedHeader(Self.headerSegment(genuine)) != nil)
+        #expect(verifier.chains.trustedHeader(Self.headerSegment(forged)) == nil)
+        #expect(verifier.chains.trustedHeader(Self.headerSegment(spoiledJWS)) == nil)
+        // And a forged body under the very header that is remembered is refused too.
+        let underRemembered = Self.headerSegment(genuine) + "." + Base64URL.encode(transaction(5)) + "." + genuine.split(separator: ".")[2]
+        #expect(await verifier.verifyTransaction(String(underRemembered)).status == .failed(.invalidSignature))
+    }
+
+    @Test func anotherLeafIsNotServedFromTheCache() async throws {
+        #expect(await verifier.verifyTransaction(authority.signer.sign(json: transaction(1))).status == .verified)
+        let stranger = try SigningCertificateAuthority(
+            validFrom: Date(timeIntervalSince1970: 1_600_000_000), validUntil: Date(timeIntervalSince1970: 2_000_000_000),
+            name: "Chain Key Test")
+        // Another leaf (same names, another key, not issued by this intermediate) beside the
+        // cached chain's intermediate and root, signing with its own key.
+        let strangerLeaf = stranger.signer.x5c[0]
+        let mixed = [strangerLeaf] + authority.signer.x5c.dropFirst()
+        let jws = try Self.sign(transaction(2), kid: "a", x5c: mixed, key: stranger.leafKey)
+        guard case .failed(.untrustedChain) = await verifier.verifyTransaction(jws).status else {
+            Issue.record("another leaf must be validated on its own and refused"); return
+        }
+        #expect(verifier.chains.chainsBuilt == 2)
+        // The cached chain's certificates with the stranger's key: the cached leaf key refuses it.
+        let wrongKey = try Self.sign(transaction(3), kid: "b", x5c: authority.signer.x5c, key: stranger.leafKey)
+        #expect(await verifier.verifyTransaction(wrongKey).status == .failed(.invalidSignature))
+        // The refused chain was not remembered: sent again, it is built and refused again.
+        guard case .failed(.untrustedChain) = await verifier.verifyTransaction(jws).status else {
+            Issue.record("a refused chain must stay refused"); return
+        }
+        #expect(verifier.chains.chainsBuilt == 3)
+    }
+}

@@ -32,6 +32,7 @@ import Testing
         compare(NotificationSummary.self)
         compare(ExternalPurchaseToken.self)
         compare(NotificationAppData.self)
+        compare(JWSHeader.self)
         return fast
     }
 
@@ -47,6 +48,7 @@ import Testing
                 let jws = Substring(text[Range(match.range, in: text)!])
                 let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
                 if let payload = Base64URL.decode(parts[1]) { documents.append(("\(url.lastPathComponent) JWS", payload)) }
+                if let header = Base64URL.decode(parts[0]) { documents.append(("\(url.lastPathComponent) JWS header", header)) }
             }
         }
         return documents
@@ -166,6 +168,16 @@ import Testing
         #"{bundleId:"x"}"#,
         #"{"bundleId":"x" /* comment */}"#,
     ]
+
+    @Test func readsAJWSHeaderItself() throws {
+        let authority = try SigningCertificateAuthority.test()
+        let jws = authority.signer.sign(json: Data("{}".utf8))
+        let header = try #require(Base64URL.decode(jws.split(separator: ".")[0]))
+        #expect(compareAll(header, "a signer's header").contains("JWSHeader"))
+        #expect(JWSHeader.fastDecode(header)?.x5c == authority.signer.x5c)
+        let withKid = Data(#"{"kid":"k1","alg":"ES256","x5c":["AAAA","BB\/B"],"typ":null}"#.utf8)
+        #expect(compareAll(withKid, "a header with kid, an escape and a null").contains("JWSHeader"))
+    }
 
     @Test func agreesOnAdversarialInputs() {
         var fastCount = 0

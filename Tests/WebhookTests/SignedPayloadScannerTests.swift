@@ -41,3 +41,55 @@ import Testing
         return .success(jws)
     }
 }
+
+/// The scanner reads the value eight bytes at a time: a word passes only when each of its bytes would.
+@Suite struct SignedPayloadScannerWordTests {
+    static func plain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte <= 0x7E && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") }
+
+    static func word(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+    }
+
+    @Test func everyByteInEveryPlaceAmongPlainOnes() {
+        for background in [UInt8(ascii: "A"), 0x20, 0x7E, UInt8(ascii: "!"), UInt8(ascii: "]")] {
+            for place in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: background, count: 8)
+                    bytes[place] = UInt8(value)
+                    #expect(SignedPayloadScanner.allPlain(Self.word(bytes)) == Self.plain(UInt8(value)), "\(bytes)")
+                }
+            }
+        }
+    }
+
+    @Test func twoBytesInEveryPairOfPlaces() {
+        // The bytes next to each boundary of the plain range, two at a time, so that a borrow or
+        // carry out of one byte meets the other.
+        let edges: [UInt8] = [0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0x9F, 0xA0, 0xDF, 0xE0, 0xFE, 0xFF]
+        for first in 0..<8 {
+            for second in 0..<8 where second != first {
+                for a in edges {
+                    for b in edges {
+                        var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: 8)
+                        bytes[first] = a
+                        bytes[second] = b
+                        #expect(SignedPayloadScanner.allPlain(Self.word(bytes)) == (Self.plain(a) && Self.plain(b)))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aLongValueIsReadWhereverItsOtherByteIs() {
+        let value = String(repeating: "abcdefgh-_.0123", count: 40)
+        #expect(SignedPayloadScanner.signedPayload(in: Data(#"{"signedPayload":"\#(value)"}"#.utf8)) == value)
+        for place in [0, 1, 7, 8, 9, 15, 16, 300, value.utf8.count - 9, value.utf8.count - 1] {
+            for other in [UInt8(ascii: "\\"), 0x09, 0x7F, 0xC3, 0x00] {
+                var bytes = Array(value.utf8)
+                bytes[place] = other
+                let body = Data(#"{"signedPayload":""#.utf8) + bytes + Data(#""}"#.utf8)
+                #expect(SignedPayloadScanner.signedPayload(in: body) == nil)
+            }
+        }
+    }
+}

@@ -265,3 +265,18 @@ extension NotificationAppData: FastJSONDecodable {
         "signedAppTransactionInfo": .init { $0.read(&$1.signedAppTransactionInfo) },
     ])
 }
+
+/// A JWS header not seen before is read by the byte reader too: a forged body under a header of its
+/// own should not cost a JSONDecoder.
+extension JWSHeader: FastJSONDecodable {
+    init() {
+        self.init(alg: nil, x5c: nil, kid: nil, typ: nil)
+    }
+
+    static let jsonFields = JSONObjectFields<JWSHeader>([
+        "alg": .init { $0.read(&$1.alg) },
+        "x5c": .init { $0.read(&$1.x5c) },
+        "kid": .init { $0.read(&$1.kid) },
+        "typ": .init { $0.read(&$1.typ) },
+    ])
+}

@@ -5,7 +5,9 @@ import Synchronization
 @_spi(FixedExpiryValidationTime) import X509
 
 /// Validates x5c chains against trusted roots at a given time, remembering chains that passed so
-/// that a repeated chain costs a dictionary lookup and a date comparison instead of path building.
+/// that a repeated chain costs a dictionary lookup and a date comparison instead of path building:
+/// by their certificates, whatever header carries them, and by the exact header segment that
+/// carried them under a signature that verified.
 final class ChainValidator: Sendable {
     struct TrustedChain: Sendable {
         let leafKey: P256.Signing.PublicKey
@@ -19,8 +21,12 @@ final class ChainValidator: Sendable {
     private let caches: Bool
     /// OpenSSL's strict certificate profile, as Apple's Python library applies it by default.
     private let strict: Bool
-    private let cache = Mutex<[String: TrustedChain]>([:])
+    /// Chains that passed, by their leaf's and intermediate's base64 text (see `ChainKey`).
+    private let cache = Mutex<[ChainKey: TrustedChain]>([:])
     static let cacheLimit = 64
+    /// How many chains were built and validated (not found in the cache), for tests.
+    private let built = Atomic(0)
+    var chainsBuilt: Int { built.load(ordering: .relaxed) }
 
     /// A JWS header segment that passed: its exact text, what it decoded to, the chain it carries,
     /// and SHA-256 already run over the segment and its dot (the start of every signing input under it).
@@ -65,14 +71,12 @@ final class ChainValidator: Sendable {
         }
     }
 
-    /// Remembers a header segment whose chain validated (alg ES256 and x5c already checked).
-    func rememberHeader(_ segment: Substring, header: JWSHeader, chain: TrustedChain) {
+    /// Remembers a header segment whose chain validated (alg ES256 and x5c already checked) and
+    /// under which a signature verified: a forged body's header never takes the place of one that
+    /// Apple's notifications use. `prefixHash` has run over the segment and its dot.
+    func rememberHeader(_ segment: Substring, header: JWSHeader, chain: TrustedChain, prefixHash: SHA256) {
         guard caches else { return }
-        var hasher = SHA256()
-        var text = String(segment)
-        text.append(".")
-        text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
-        let entry = TrustedHeader(segment: String(segment), header: header, chain: chain, prefixHash: hasher)
+        let entry = TrustedHeader(segment: String(segment), header: header, chain: chain, prefixHash: prefixHash)
         headers.withLock { entries in
             entries.removeAll { $0.segment == entry.segment }
             entries.insert(entry, at: 0)
@@ -99,9 +103,12 @@ final class ChainValidator: Sendable {
             + AppleReceiptSigningPolicy().verifyingCriticalExtensions)
 
     /// Validates the chain (leaf, intermediate; a third certificate is ignored: trust comes only from
-    /// the configured roots) at `time`. `cacheKey` identifies the chain, e.g. the JWS header segment.
-    func validate(x5c: [String], at time: Date, cacheKey: String) async throws(VerificationFailure) -> TrustedChain {
-        if caches, let cached = cache.withLock({ $0[cacheKey] }) {
+    /// the configured roots) at `time`. A chain whose certificates passed before is not parsed or
+    /// built again, whichever header carries it: only its dates at `time` are checked.
+    func validate(x5c: [String], at time: Date) async throws(VerificationFailure) -> TrustedChain {
+        guard x5c.count == 3 else { throw .wrongChainLength(x5c.count) }
+        let key = ChainKey(leaf: x5c[0], intermediate: x5c[1])
+        if caches, let cached = cache.withLock({ $0[key] }) {
             try checkValidity(cached, at: time)
             return cached
         }
@@ -109,13 +116,21 @@ final class ChainValidator: Sendable {
         guard caches else { return chain }
         cache.withLock { entries in
             if entries.count >= Self.cacheLimit { entries.removeAll(keepingCapacity: true) }
-            entries[cacheKey] = chain
+            entries[key] = chain
         }
         return chain
     }
 
+    /// What validation reads of a chain: the leaf's and the intermediate's exact base64 text (the
+    /// third certificate is never used). The same text is the same DER, so the same verdict at the
+    /// same time; any other text, even the same DER written otherwise, is validated on its own.
+    struct ChainKey: Hashable {
+        let leaf: String
+        let intermediate: String
+    }
+
     private func buildAndValidate(x5c: [String], at time: Date) async throws(VerificationFailure) -> TrustedChain {
-        guard x5c.count == 3 else { throw .wrongChainLength(x5c.count) }
+        built.add(1, ordering: .relaxed)
         let leaf = try Self.certificate(x5c[0], role: "leaf")
         let intermediate = try Self.certificate(x5c[1], role: "intermediate")
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {

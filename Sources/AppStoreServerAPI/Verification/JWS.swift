@@ -82,7 +82,7 @@ struct CompactJWS {
     func header() throws(VerificationFailure) -> JWSHeader {
         guard let data = Base64URL.decode(headerSegment) else { throw .malformedJWS("the header is not base64url") }
         do {
-            return try AppStoreJSON.decode(JWSHeader.self, from: data)
+            return try AppStoreJSON.decodePayload(JWSHeader.self, from: data)
         } catch {
             throw .malformedJWS("the header is not a JSON object (\(error.reason))")
         }

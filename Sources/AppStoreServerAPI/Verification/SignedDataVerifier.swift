@@ -11,7 +11,7 @@ public struct SignedDataVerifier: Sendable {
     public let bundleId: String?
     public let appAppleId: Int64?
     public let environment: AppStoreEnvironment?
-    private let chains: ChainValidator
+    let chains: ChainValidator
 
     /// - Parameters:
     ///   - bundleId, appAppleId, environment: what the data must carry; nil leaves that check out.
@@ -259,6 +259,8 @@ public struct SignedDataVerifier: Sendable {
         do {
             let chain: ChainValidator.TrustedChain
             var hasher: SHA256
+            // A header not seen before, remembered once the signature under it has verified.
+            var newHeader: (header: JWSHeader, prefixHash: SHA256)?
             if let trusted = chains.trustedHeader(jws.headerSegment) {
                 // The very header that passed before: same alg and certificates, so only the chain's
                 // dates at this payload's signedDate are left to check, and its hashing is done.
@@ -271,11 +273,11 @@ public struct SignedDataVerifier: Sendable {
                 header = parsedHeader
                 guard parsedHeader.alg == "ES256" else { throw VerificationFailure.unsupportedAlgorithm(parsedHeader.alg) }
                 guard let x5c = parsedHeader.x5c else { throw VerificationFailure.missingCertificateChain }
-                chain = try await chains.validate(x5c: x5c, at: signedAt ?? Date(), cacheKey: String(jws.headerSegment))
-                chains.rememberHeader(jws.headerSegment, header: parsedHeader, chain: chain)
+                chain = try await chains.validate(x5c: x5c, at: signedAt ?? Date())
                 hasher = SHA256()
                 hasher.update(data: Data(jws.headerSegment.utf8))
                 hasher.update(data: Data(".".utf8))
+                newHeader = (parsedHeader, hasher)
             }
             subjects = chain.subjects
             let signature: P256.Signing.ECDSASignature
@@ -291,6 +293,9 @@ public struct SignedDataVerifier: Sendable {
             var payloadSegment = jws.payloadSegment
             payloadSegment.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
             guard chain.leafKey.isValidSignature(signature, for: hasher.finalize()) else { throw VerificationFailure.invalidSignature }
+            if let newHeader {
+                chains.rememberHeader(jws.headerSegment, header: newHeader.header, chain: chain, prefixHash: newHeader.prefixHash)
+            }
         } catch let failure as VerificationFailure {
             let checks: [VerificationCheck] = [.init(.chain, .failed(failure.appleStatus))]
                 + [VerificationCheck.Subject.bundleId, .appAppleId, .environment].map { .init($0, .notMade("the signature did not verify")) }
