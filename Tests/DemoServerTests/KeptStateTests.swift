@@ -47,7 +47,7 @@ import Testing
         let first = try await DemoServer.start(configuration)
         await first.stop()
         let journal = try #require(FileHandle(forWritingAtPath: folder + "/journal.jsonl") ?? {
-            FileManager.default.createFile(atPath: folder + "/journal.jsonl", contents: nil)
+            _ = FileManager.default.createFile(atPath: folder + "/journal.jsonl", contents: nil)
             return FileHandle(forWritingAtPath: folder + "/journal.jsonl")
         }())
         journal.seekToEndOfFile()

@@ -35,13 +35,13 @@ import Testing
         defer { Task { await database.drop() } }
         var withPassword = try #require(URLComponents(string: database.url))
         withPassword.password = "s3cret-pw"
-        let answered = try Self.doctor(store: try #require(withPassword.string))
+        let answered = try Self.doctor(store: try #require(withPassword.url).absoluteString)
         #expect(Self.storeLine(answered.stdout).hasPrefix("PASS  store"), "\(answered.stdout)")
         #expect(Self.storeLine(answered.stdout).contains("the role may write"))
         #expect(!answered.stdout.contains("s3cret-pw"))
 
         withPassword.port = 1
-        let refused = try Self.doctor(store: try #require(withPassword.string))
+        let refused = try Self.doctor(store: try #require(withPassword.url).absoluteString)
         #expect(Self.storeLine(refused.stdout).hasPrefix("FAIL  store"), "\(refused.stdout)")
         #expect(refused.stdout.contains("cannot connect"))
         #expect(!refused.stdout.contains("s3cret-pw"))
