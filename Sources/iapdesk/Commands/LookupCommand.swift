@@ -91,22 +91,38 @@ struct LookupCommand: AsyncParsableCommand {
 
     private func lookUpAppTransaction(_ digits: String, _ session: Session, _ printer: Printer) async throws {
         // Apple tells a transaction ID from an app transaction ID: its transaction lookup refuses the latter.
+        var environment: AppStoreEnvironment?
+        var usedFallback = false
         do {
-            _ = try await session.client.withEnvironmentFallback { client throws(APIError) in try await client.getTransactionInfo(transactionId: digits) }
-            throw CLIError(
-                "\(digits) is a transaction ID, not an order, account or app transaction ID.",
-                hint: "iapdesk transaction \(digits)\(global.followUpFlags) shows it; iapdesk case \(digits)\(global.followUpFlags) shows its customer.", status: .usage)
-        } catch let error as APIError where error.serverCode == .appTransactionIdNotSupported {
-            // An app transaction ID: read on below.
-        } catch let error as APIError where error.serverCode == .transactionIdNotFound {
-            throw CLIError("Apple knows no transaction or app transaction \(digits) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
+            let located = try await session.client.withEnvironmentFallback { client throws(APIError) in
+                try await client.getTransactionInfo(transactionId: digits)
+            }
+            (environment, usedFallback) = (located.environment, located.usedFallback)
+        } catch {
+            switch error.serverCode {
+            case .appTransactionIdNotSupported?: break  // An app transaction ID: found below.
+            case .transactionIdNotFound?:
+                throw CLIError("Apple knows no transaction or app transaction \(digits) in \(session.environmentLabel).", hint: "Check the ID; an order ID is read from the receipt e-mail.", status: .notFound)
+            default: throw error
+            }
         }
-        let found = try await session.client.withEnvironmentFallback { client throws(APIError) in
-            try await client.getAppTransactionInfo(anyTransactionId: digits)
+        let isTransaction = environment != nil
+        // The customer's app download, when they have one (a transaction's customer may not).
+        var app: VerifiedPayload<AppTransactionPayload>?
+        do {
+            let found = try await session.client.withEnvironmentFallback { client throws(APIError) in
+                try await client.getAppTransactionInfo(anyTransactionId: digits)
+            }
+            if environment == nil { (environment, usedFallback) = (found.environment, found.usedFallback) }
+            app = await session.verification.expecting(found.environment).appTransaction(found.value.signedAppTransactionInfo ?? "")
+        } catch {
+            guard isTransaction, error.serverCode == .appTransactionDoesNotExist else { throw error }
+            app = nil
         }
-        let scoped = session.verification.expecting(found.environment)
-        let app = await scoped.appTransaction(found.value.signedAppTransactionInfo ?? "")
-        let client = session.client.client(for: found.environment) ?? session.client
+        let located = environment ?? session.environment
+        let scoped = session.verification.expecting(located)
+        let client = session.client.client(for: located) ?? session.client
+        // Apple's history takes any of the customer's IDs: every purchase of the customer is listed.
         let listing = await PagedListing.fetchHistory(client, anyTransactionId: digits, query: TransactionHistoryQuery(sort: .descending)) { signed in
             await scoped.transactions(signed)
         }
@@ -118,14 +134,19 @@ struct LookupCommand: AsyncParsableCommand {
                 environment: t.environment?.rawValue, source: .lookup, seen: Date(), signedDate: t.signedDate)
         })
         await AccountIndexAccess.remember(links, session: session, storeFlag: storeOptions.store)
+        let payload = app?.payload
         printer.emit([
-            "appTransactionId": digits, "environment": found.environment.rawValue, "appTransaction": app.payload.map { ["appTransactionId": $0.appTransactionId, "originalPurchaseDate": $0.originalPurchaseDate.map(DisplayFormat.iso), "originalPlatform": $0.originalPlatform?.rawValue] as [String: Any?] },
+            "query": digits, "kind": isTransaction ? "transactionId" : "appTransactionId", "appTransactionId": payload?.appTransactionId,
+            "environment": located.rawValue,
+            "appTransaction": payload.map { ["appTransactionId": $0.appTransactionId, "originalPurchaseDate": $0.originalPurchaseDate.map(DisplayFormat.iso), "originalPlatform": $0.originalPlatform?.rawValue] as [String: Any?] },
             "transactions": listing.items.map(Records.transaction),
         ])
-        printer.text("App transaction \(digits) in \(found.environment.label)\(found.usedFallback ? " (after Production did not know it)" : ""): first download \(DisplayFormat.day(app.payload?.originalPurchaseDate)), \(DisplayFormat.count(listing.items.count, "transaction"))\n")
+        let what = isTransaction ? "Transaction \(digits)" : "App transaction \(digits)"
+        let download = payload.map { "the customer's first download \(DisplayFormat.day($0.originalPurchaseDate))" } ?? "no app download on the customer's account"
+        printer.text("\(what) in \(located.label)\(usedFallback ? " (after Production did not know it)" : ""): \(download), \(DisplayFormat.count(listing.items.count, "transaction"))\n")
         printer.text(Records.transactionTable(listing.items, raw: rawOption.raw).render())
         try listing.requireComplete(noun: "transactions")
-        try requireVerified([app.status] + listing.items.map(\.status))
+        try requireVerified((app.map { [$0.status] } ?? []) + listing.items.map(\.status))
     }
 }
 
