@@ -61,7 +61,12 @@ enum CustomerView {
         }
 
         var where_ = "Looking up \(customer.query)"
-        if let environment = customer.environment { where_ = "Found in \(environment.label)" }
+        if let environment = customer.environment {
+            where_ = "Found in \(environment.label)"
+        } else if [customer.transaction.error, customer.subscriptions.error, customer.history.error].contains(PaneReducer.cancelled) {
+            // Esc stopped it: nothing is being looked up any more.
+            where_ = "Lookup of \(customer.query) cancelled: r reads it again"
+        }
         let all = customer.verifications
         let unverified = all.filter { !$0.isVerified }.count
         lines.append([.init(where_, theme[.accent]), .init("   ", theme[.text]),
