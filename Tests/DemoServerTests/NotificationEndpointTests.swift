@@ -61,7 +61,7 @@ import Testing
         var forKen = lastMonth
         forKen.transactionId = ken.originalTransactionId
         let kens = try await all(client, forKen)
-        #expect(kens.count == 4)
+        #expect(kens.count == 6)
     }
 
     @Test func historyValidationErrors() async throws {

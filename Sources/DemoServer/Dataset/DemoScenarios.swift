@@ -204,6 +204,14 @@ extension DatasetBuilder {
                transaction: quinnChain.transactionIds[quinnChain.transactionIds.count - 2])
         notifyRenewal(quinnChain, customer: quinn, product: P.proMonthly)
 
+        // 16, later: two more refund requests about the consumables customer's coins, still waiting
+        // for an answer when the demo starts (one with minutes left, one with eleven hours).
+        let lateCoins = purchase(ken, P.coins1000, at: anchor.addingTimeInterval(-13 * 3600))
+        let recentCoins = purchase(ken, P.coins100, at: anchor.addingTimeInterval(-4 * 3600))
+        notify(.consumptionRequest, at: anchor.addingTimeInterval(-(11 * 3600 + 40 * 60)), customer: ken, transaction: lateCoins,
+               consumptionReason: .unsatisfiedWithPurchase)
+        notify(.consumptionRequest, at: anchor.addingTimeInterval(-3600), customer: ken, transaction: recentCoins, consumptionReason: .unintendedPurchase)
+
         addDeliveryStory()
     }
 
