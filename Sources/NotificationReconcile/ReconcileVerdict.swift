@@ -8,6 +8,8 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     case deliveredButMissing = "delivered-but-missing"
     /// Apple could not deliver it and nothing arrived.
     case notDeliveredAndMissing = "not-delivered-and-missing"
+    /// It arrived here, but its forward to the app failed: the app never saw it.
+    case forwardFailed = "arrived-but-forward-failed"
     /// Apple did not bring it here: `recover` or `replay` re-posted it and the app took it (2xx),
     /// the app being this receiver or one behind it.
     case recovered
@@ -22,7 +24,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
     /// A notification on one side only: the exit code says so.
     public var isGap: Bool {
         switch self {
-        case .deliveredButMissing, .notDeliveredAndMissing, .unknownToApple: return true
+        case .deliveredButMissing, .notDeliveredAndMissing, .forwardFailed, .unknownToApple: return true
         case .received, .failedAtAppleButArrived, .duplicate, .testNotification, .recovered: return false
         }
     }
@@ -33,6 +35,7 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         case .failedAtAppleButArrived: return "failed at Apple but arrived"
         case .deliveredButMissing: return "delivered per Apple but missing here"
         case .notDeliveredAndMissing: return "not delivered and missing"
+        case .forwardFailed: return "arrived, but the forward to the app failed"
         case .recovered: return "recovered by a re-post"
         case .unknownToApple: return "arrived but unknown to Apple"
         case .duplicate: return "duplicate from retries"
@@ -48,9 +51,10 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
             return "answer 200 sooner (Apple waits a few seconds); Apple retries it, so expect a duplicate"
         case .deliveredButMissing:
             return "check the URL in App Store Connect and whether this receiver was down; replay it to the app"
-        case .notDeliveredAndMissing: return "recover it: iapdesk recover --to URL (or replay UUID)"
+        case .notDeliveredAndMissing: return "recover it: iapdesk recover --since T --to URL (or replay UUID)"
+        case .forwardFailed: return "fix the app's endpoint, then iapdesk recover --since T --to URL re-posts the stored body"
         case .recovered: return "nothing: re-posted to the app, which took it (2xx)"
-        case .unknownToApple: return "check its verdict, environment and bundle ID: another app or environment, or forged"
+        case .unknownToApple: return "check its verdict, environment and bundle ID: another app or environment, iapdesk trigger, or forged"
         case .duplicate: return "nothing if the handler is idempotent by notificationUUID"
         case .testNotification: return "nothing: its delivery is followed with iapdesk test-notification-status TOKEN"
         }

@@ -109,6 +109,9 @@ public enum Reconciler {
 
     static func verdict(apple: NotificationHistoryEntry, stored: StoredNotification?) -> ReconcileVerdict {
         guard let stored else { return apple.deliveredPerApple ? .deliveredButMissing : .notDeliveredAndMissing }
+        // Stored is not reached: a receiver that forwards and failed to leaves the app without it.
+        if let status = stored.forwardStatus, !(200...299).contains(status) { return .forwardFailed }
+        if stored.forwardResult != nil, stored.forwardStatus == nil { return .forwardFailed }
         if stored.deliveryCount > 1 { return .duplicate }
         if !apple.deliveredPerApple || apple.firstFailedAttempt != nil { return .failedAtAppleButArrived }
         return .received

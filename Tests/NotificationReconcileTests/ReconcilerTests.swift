@@ -71,7 +71,7 @@ struct ReconcileFixture {
         #expect(report.hasGaps)
         #expect(report.counts == [
             .received: 2, .failedAtAppleButArrived: 1, .deliveredButMissing: 1, .notDeliveredAndMissing: 2, .unknownToApple: 1, .duplicate: 1,
-            .testNotification: 0, .recovered: 0,
+            .testNotification: 0, .recovered: 0, .forwardFailed: 0,
         ])
     }
 
@@ -163,8 +163,28 @@ struct ReconcileFixture {
         #expect(report.unverified.map(\.notificationUUID) == ["a"])
     }
 
+    @Test func storedButNotForwardedToTheAppIsAGapUntilARePostReachesIt() {
+        var store = F.store
+        let index = try? #require(store.firstIndex { $0.notificationUUID == "received" })
+        store[index ?? 0].forwardResult = "HTTP 500"
+        store[index ?? 0].forwardStatus = 500
+        let report = Reconciler.reconcile(history: F.history, stored: store, window: F.window)
+        #expect(report.rows.first { $0.notificationUUID == "received" }?.verdict == .forwardFailed)
+        #expect(ReconcileVerdict.forwardFailed.isGap)
+        // A forward that never answered counts the same.
+        store[index ?? 0].forwardResult = "timed out after 10 s"
+        store[index ?? 0].forwardStatus = nil
+        #expect(Reconciler.reconcile(history: F.history, stored: store, window: F.window).rows.first { $0.notificationUUID == "received" }?.verdict == .forwardFailed)
+        // recover re-posted the stored body and the app took it: recovered.
+        let replay = StoredReplay(id: 1, attempt: ReplayAttempt(
+            notificationUUID: "received", targetURL: "https://app.example.com/hook", source: .store, command: "recover", sentAt: F.at(0.5),
+            result: "HTTP 200", status: 200, milliseconds: 9))
+        let fixed = Reconciler.reconcile(history: F.history, stored: store, replays: [replay], window: F.window)
+        #expect(fixed.rows.first { $0.notificationUUID == "received" }?.verdict == .recovered)
+    }
+
     @Test func onlyMissingAndUnknownNotificationsAreGaps() {
-        #expect(ReconcileVerdict.allCases.filter(\.isGap) == [.deliveredButMissing, .notDeliveredAndMissing, .unknownToApple])
+        #expect(ReconcileVerdict.allCases.filter(\.isGap) == [.deliveredButMissing, .notDeliveredAndMissing, .forwardFailed, .unknownToApple])
         #expect(ReconcileVerdict.allCases.allSatisfy { !$0.title.isEmpty && !$0.action.isEmpty })
     }
 }

@@ -18,6 +18,7 @@ struct ReconcileCommand: AsyncParsableCommand {
               failed at Apple but arrived           Apple logged a failed attempt (TIMED_OUT, ...) yet it is stored
               delivered per Apple but missing here  Apple's last attempt succeeded, nothing arrived (another URL? receiver down?)
               not delivered and missing             Apple could not deliver it and nothing arrived: iapdesk recover
+              arrived, but the forward failed       stored here, but listen's forward to the app failed: iapdesk recover
               recovered by a re-post                it never arrived here, but recover or replay re-posted it and the app took it (2xx)
               arrived but unknown to Apple          stored, signed in the window, not in Apple's history (another app or environment, or forged)
               duplicate from retries                it arrived more than once
@@ -139,7 +140,11 @@ struct ReconcileOutput {
             // When, where and by which command it reached the app instead.
             return "\(recovery.attempt.command) \(String(DisplayFormat.date(recovery.attempt.sentAt).dropFirst(5).dropLast(4))) \(recovery.attempt.result)"
         }
-        guard let stored = row.stored else { return "-" }
+        guard let stored = row.stored else {
+            // A re-post tried and not taken is worth seeing beside the gap it did not close.
+            guard let tried = row.replays.last?.attempt else { return "-" }
+            return "\(tried.command) tried \(String(DisplayFormat.date(tried.sentAt).dropFirst(5).dropLast(4))): \(tried.result)"
+        }
         let full = DisplayFormat.date(stored.firstReceivedAt, seconds: true)
         let sameDay = DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(row.time)
         var cell = sameDay ? String(full.dropFirst(11).dropLast(4)) : String(full.dropLast(4))
@@ -156,6 +161,7 @@ struct ReconcileOutput {
             case .failedAtAppleButArrived: return "answer sooner; " + advice(row).split(separator: ";").prefix(2).joined(separator: ";")
             case .deliveredButMissing: return "check the URL and the receiver; replay"
             case .notDeliveredAndMissing: return "recover or replay"
+            case .forwardFailed: return "fix the app's endpoint; recover"
             case .unknownToApple:
                 return "check: verdict \(row.stored?.verdict ?? "?")" + (row.stored?.environment.map { ", \($0)" } ?? "")
             case .duplicate: return "nothing if idempotent"
@@ -179,6 +185,8 @@ struct ReconcileOutput {
             return "delivered \(row.stored?.deliveryCount ?? 0) times; " + row.verdict.action
         case .notDeliveredAndMissing:
             return "iapdesk replay \(row.notificationUUID) --to URL, or " + row.verdict.action
+        case .forwardFailed:
+            return "forwarded: \(row.stored?.forwardResult ?? "failed"); " + row.verdict.action
         case .recovered:
             guard let recovery = row.recovery?.attempt else { return row.verdict.action }
             return "re-posted by \(recovery.command) to \(recovery.targetURL) at \(DisplayFormat.date(recovery.sentAt, seconds: true)): \(recovery.result); nothing to do"
