@@ -20,7 +20,8 @@ import Testing
     @Test func aTriggeredNotificationIsVerifiedAndStoredByListenDemo() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let listen = try Running(["listen", "--demo", "--environment", "Sandbox", "--address", "127.0.0.1:0", "--json", "--store-deadline", "60"], folder: folder)
+        // Both default to Production, as the demo does.
+        let listen = try Running(["listen", "--demo", "--address", "127.0.0.1:0", "--json", "--store-deadline", "60"], folder: folder)
         let url = try await listen.waitFor { output in Self.objects(output).compactMap { $0["listening"] as? String }.first }
         let target = try #require(url, "listen did not start: \(listen.stderr)")
 
@@ -35,10 +36,10 @@ import Testing
         #expect(arrival?["verdict"] as? String == "verified")
 
         // A notification of the other environment is refused by this receiver: exit 10, with the way out.
-        let production = try Running(["trigger", "DID_RENEW", "--environment", "Production", "--to", target], folder: folder)
-        #expect(try await production.exitStatus(seconds: 120) == 10)
-        #expect(production.stdout.contains("HTTP 400"), "\(production.stdout)")
-        #expect(production.stderr.contains("--environment"), "\(production.stderr)")
+        let sandbox = try Running(["trigger", "DID_RENEW", "--environment", "Sandbox", "--to", target], folder: folder)
+        #expect(try await sandbox.exitStatus(seconds: 120) == 10)
+        #expect(sandbox.stdout.contains("HTTP 400"), "\(sandbox.stdout)")
+        #expect(sandbox.stderr.contains("--environment"), "\(sandbox.stderr)")
 
         listen.signal(SIGINT)
         #expect(try await listen.exitStatus() == 0)
@@ -63,7 +64,7 @@ import Testing
         // The app under test trusts only the root trigger wrote, as it would be configured.
         let rootData = try #require(FileManager.default.contents(atPath: root))
         let verifier = try SignedDataVerifier(
-            bundleId: "com.iapdesk.demo", appAppleId: nil, environment: .sandbox, additionalRoots: [rootData], trustAppleRoot: false)
+            bundleId: "com.iapdesk.demo", appAppleId: 1_600_000_042, environment: .production, additionalRoots: [rootData], trustAppleRoot: false)
         let decoded = await verifier.verifyNotification(signed)
         #expect(decoded.isFullyVerified)
         #expect(decoded.notification.payload?.data?.consumptionRequestReason == .legal)

@@ -39,7 +39,7 @@ struct TriggerCommand: AsyncParsableCommand {
     var customer: String?
     @Option(name: .customLong("set"), help: ArgumentHelp("Change a field before signing (repeatable). \(FieldAssignment.keyHelp)", valueName: "key=value"))
     var assignments: [String] = []
-    @Option(name: .long, help: "Sandbox or Production: the environment it claims, and the demo data it is made from.") var environment: String = "Sandbox"
+    @Option(name: .long, help: "Production or Sandbox: the environment it claims, and the demo data it is made from (default Production, as listen --demo expects).") var environment: String = "Production"
     @Option(name: .long, help: ArgumentHelp("The bundle ID it carries (default the demo's, com.iapdesk.demo).", valueName: "id")) var bundleId: String?
     @Option(name: .long, help: ArgumentHelp("Seconds the POST may take.", valueName: "seconds")) var sendTimeout: Double = 10
     @Option(name: .long, help: ArgumentHelp("Also write the demo chain's root certificate (DER) here, for your handler to trust.", valueName: "file"))
@@ -133,7 +133,9 @@ struct TriggerCommand: AsyncParsableCommand {
     /// What to check when the URL did not take the notification.
     static func hint(_ answer: TriggerPoster.Answer, environment: AppStoreEnvironment) -> String {
         let text = String(decoding: answer.body, as: UTF8.self).lowercased()
-        if answer.status == 400, text.contains("environment") || text.contains(", not sandbox") || text.contains(", not production") {
+        // A Sandbox notification carries no app Apple ID, which a Production receiver requires.
+        if answer.status == 400,
+           text.contains("environment") || text.contains(", not sandbox") || text.contains(", not production") || text.contains("app apple id (none)") {
             let other: AppStoreEnvironment = environment == .sandbox ? .production : .sandbox
             return "The receiver expects another environment: trigger with --environment \(other.rawValue), or start `iapdesk listen --demo --environment \(environment.rawValue)`."
         }
