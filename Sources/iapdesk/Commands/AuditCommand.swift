@@ -47,7 +47,7 @@ struct AuditListCommand: AsyncParsableCommand {
             }
             if !writes.isEmpty { printer.text(Self.render(writes, width: TerminalInfo.width)) }
             if unreadable > 0 {
-                FileHandle.standardError.write(Data("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.location) could not be read (cut short by a crash?); they are kept as they are.\n".utf8))
+                StandardStreams.error("note: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(ledger.location) could not be read (cut short by a crash?); they are kept as they are.\n")
             }
         }
     }
@@ -78,7 +78,7 @@ struct AuditListCommand: AsyncParsableCommand {
                 try await (store as? any AccountIndex)?.accountLinks(.appAccountToken, token) ?? []
             }) ?? []
             if links.isEmpty {
-                FileHandle.standardError.write(Data("note: no purchase seen with app account token \(token) in \(location.description), so no write can be tied to it (iapdesk index --since 180d fills the index).\n".utf8))
+                StandardStreams.error("note: no purchase seen with app account token \(token) in \(location.description), so no write can be tied to it (iapdesk index --since 180d fills the index).\n")
             }
             return [token] + links.map(\.originalTransactionId)
         }

@@ -38,9 +38,9 @@ struct CaseCommand: AsyncParsableCommand {
                 } catch {
                     throw CLIError("The case file cannot be written to \(output): \(error.localizedDescription)", status: .failure)
                 }
-                FileHandle.standardError.write(Data("Case file for \(id) written to \(output).\n".utf8))
+                StandardStreams.error("Case file for \(id) written to \(output).\n")
             } else {
-                FileHandle.standardOutput.write(document)
+                StandardStreams.output(document)
             }
         }
     }

@@ -25,7 +25,7 @@ struct IndexCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global, extraTime: 3600) { session, printer in
             let window = try NotificationHistoryWindow.make(since: since, until: nil, environment: session.environment)
-            if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            if let note = window.clampNote { StandardStreams.error("note: \(note)\n") }
             let location = try await StoreAccess.resolve(storeOptions, session: session).location
             let store = try await StoreAccess.open(location)
             defer { Task { try? await store.close() } }

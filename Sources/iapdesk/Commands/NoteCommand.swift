@@ -53,7 +53,7 @@ struct NoteCommand: AsyncParsableCommand {
                     printer.emit(["id": id, "note": Self.object(note), "keptUnder": subjects.sorted()])
                     printer.text("Noted for \(id) by \(note.agent) at \(DisplayFormat.date(note.time))"
                         + (subjects.count > 1 ? ", under its \(subjects.count) IDs." : "."))
-                    if let alone { FileHandle.standardError.write(Data("note: \(alone)\n".utf8)) }
+                    if let alone { StandardStreams.error("note: \(alone)\n") }
                 } else {
                     let found = try await notes.notes(concerning: [id])
                     printer.emit(["id": id, "notes": found.map(Self.object)])

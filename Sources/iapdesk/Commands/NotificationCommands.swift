@@ -31,7 +31,7 @@ struct NotificationsCommand: AsyncParsableCommand {
             let retention: TimeInterval = (session.environment == .sandbox ? 30 : 180) * 86_400
             let earliest = Date().addingTimeInterval(-retention + 300)
             if start < earliest.addingTimeInterval(-86_400) {
-                FileHandle.standardError.write(Data("Note: \(session.environment.label) keeps \(Int(retention / 86_400)) days of notification history; listing from \(DisplayFormat.date(earliest)).\n".utf8))
+                StandardStreams.error("Note: \(session.environment.label) keeps \(Int(retention / 86_400)) days of notification history; listing from \(DisplayFormat.date(earliest)).\n")
             }
             request.startDate = max(start, earliest)
             request.endDate = try until.map { try DateArgument.require($0, "--until") } ?? Date()
@@ -136,7 +136,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
                     guard Date() < deadline else {
                         throw CLIError("No delivery result after \(Int(waitTimeout)) s.", hint: "Check later with iapdesk test-notification-status \(token)\(global.followUpFlags), or wait longer with --wait-timeout.", status: .unavailable)
                     }
-                    if !printer.json { FileHandle.standardError.write(Data("waiting for the delivery result...\n".utf8)) }
+                    if !printer.json { StandardStreams.error("waiting for the delivery result...\n") }
                     try await Task.sleep(nanoseconds: 1_000_000_000)
                 }
             }

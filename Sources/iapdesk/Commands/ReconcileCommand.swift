@@ -36,7 +36,7 @@ struct ReconcileCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
-            if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            if let note = window.clampNote { StandardStreams.error("note: \(note)\n") }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
             let path = resolved.location.description
             let report = try await StoreAccess.with(resolved.location) { store in

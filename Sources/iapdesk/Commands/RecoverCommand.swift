@@ -40,7 +40,7 @@ struct RecoverCommand: AsyncParsableCommand {
         try await withSession(global) { session, printer in
             let target = try ReplaySender.target(to)
             let window = try NotificationHistoryWindow.make(since: since, until: until, environment: session.environment)
-            if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            if let note = window.clampNote { StandardStreams.error("note: \(note)\n") }
             let resolved = try await StoreAccess.resolve(storeOptions, session: session)
             let path = resolved.location.description
             try await StoreAccess.with(resolved.location) { store in

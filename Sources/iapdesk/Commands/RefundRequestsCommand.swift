@@ -27,7 +27,7 @@ struct RefundRequestsCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global, extraTime: 600) { session, printer in
             let window = try NotificationHistoryWindow.make(since: since, until: nil, environment: session.environment)
-            if let note = window.clampNote { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            if let note = window.clampNote { StandardStreams.error("note: \(note)\n") }
             var sightings: [RefundRequests.Sighting] = []
             // One query per type: the request and Apple's two decisions.
             for type in [NotificationType.consumptionRequest, .refund, .refundDeclined] {
@@ -61,7 +61,7 @@ struct RefundRequestsCommand: AsyncParsableCommand {
                 writes = []
                 notes.append("the answers sent cannot be read from the audit ledger: \(error)")
             }
-            for note in notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+            for note in notes { StandardStreams.error("note: \(note)\n") }
             let now = Date()
             let requests = RefundRequests.merge(sightings, writes: writes).filter { !pending || $0.state(now: now) == .pending }
             printer.emit([

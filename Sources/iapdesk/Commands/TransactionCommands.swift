@@ -21,7 +21,7 @@ struct TransactionCommand: AsyncParsableCommand {
             let located: Located<TransactionInfoResponse>
             if fallback, session.client.fallbackEnvironment == nil {
                 // Said, not silently skipped: only Apple's Production (and the demo) has a Sandbox beside it.
-                FileHandle.standardError.write(Data("note: --fallback has no Sandbox to try with this profile (\(session.environmentLabel)\(session.profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n".utf8))
+                StandardStreams.error("note: --fallback has no Sandbox to try with this profile (\(session.environmentLabel)\(session.profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n")
             }
             if fallback {
                 located = try await session.client.withEnvironmentFallback { client throws(APIError) in

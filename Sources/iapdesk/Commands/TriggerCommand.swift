@@ -96,7 +96,7 @@ struct TriggerCommand: AsyncParsableCommand {
             await session.close()
 
             guard let target else {
-                FileHandle.standardOutput.write(triggered.body + Data("\n".utf8))
+                StandardStreams.output(triggered.body + Data("\n".utf8))
                 return
             }
             let shownTarget = ReplaySender.redacted(target)

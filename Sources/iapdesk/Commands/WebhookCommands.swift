@@ -357,7 +357,7 @@ final class ArrivalPrinter: Sendable {
 
     /// Messages about the receiver itself go to standard error, so standard output stays one line per arrival.
     func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        StandardStreams.error(text + "\n")
     }
 
     var summary: String {
@@ -367,7 +367,7 @@ final class ArrivalPrinter: Sendable {
     }
 
     private func write(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardStreams.output(Data((line + "\n").utf8))
     }
 
     /// What the limits refused, cut or dropped, when they did anything.
@@ -558,12 +558,12 @@ struct ReceivedCommand: AsyncParsableCommand {
     }
 
     private static func write(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        StandardStreams.output(Data((line + "\n").utf8))
     }
 
     /// About following itself, on standard error: standard output stays one line per notification.
     private static func note(_ text: String) {
-        FileHandle.standardError.write(Data("note: \(text)\n".utf8))
+        StandardStreams.error("note: \(text)\n")
     }
 
     private func line(_ entry: QuarantinedDelivery) {

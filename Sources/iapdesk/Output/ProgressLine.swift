@@ -28,7 +28,7 @@ final class ProgressLine: Sendable {
 
     init(
         noun: String, inPlace: Bool = isatty(STDERR_FILENO) == 1, start: Date = Date(),
-        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        write: @escaping @Sendable (String) -> Void = { StandardStreams.error($0) }
     ) {
         self.noun = noun
         self.inPlace = inPlace

@@ -48,7 +48,7 @@ enum AuditLedgerAccess {
             }
         }
         let (ledger, problem) = await AuditLedger.inStore(store, location: location.description, importing: legacyPath)
-        if let problem { FileHandle.standardError.write(Data("note: \(problem)\n".utf8)) }
+        if let problem { StandardStreams.error("note: \(problem)\n") }
         return (ledger, store)
     }
 

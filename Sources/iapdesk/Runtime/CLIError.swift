@@ -108,8 +108,8 @@ struct CLIError: Error, CustomStringConvertible {
 extension CLIError {
     /// Prints to standard error and exits with the error's status.
     func exit() -> Never {
-        FileHandle.standardError.write(Data("error: \(message)\n".utf8))
-        if let hint { FileHandle.standardError.write(Data("hint: \(hint)\n".utf8)) }
+        StandardStreams.error("error: \(message)\n")
+        if let hint { StandardStreams.error("hint: \(hint)\n") }
         Foundation.exit(status.rawValue)
     }
 }

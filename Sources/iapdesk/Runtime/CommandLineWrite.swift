@@ -34,7 +34,7 @@ struct CommandLineWrite<Response: Sendable> {
         }
         try confirmWrite("\(endpoint.method) \(endpoint.path)\n\(body)", yes: yes, session: session)
         // Printed before the request leaves, so it is known whatever happens next.
-        FileHandle.standardError.write(Data("Request identifier: \(identifier)\n".utf8))
+        StandardStreams.error("Request identifier: \(identifier)\n")
         // The time spent reading the request and typing yes is not the server's: the send gets a
         // deadline of its own.
         let result = await Deadline.$current.withValue(Deadline(seconds: session.timeout)) {
@@ -85,7 +85,7 @@ struct CommandLineWrite<Response: Sendable> {
             "Earlier extensions: \(review.count.summary).",
         ]
         lines += review.count.recorded.reversed().map { "  extended " + $0.line(now: now) }
-        FileHandle.standardError.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        StandardStreams.error(lines.joined(separator: "\n") + "\n")
         if let refusal = review.refusal {
             throw CLIError("Not sent: \(refusal)", hint: "Nothing was sent. Check with iapdesk status \(extending.originalTransactionId).", status: .refused)
         }
@@ -139,8 +139,8 @@ struct CommandLineWrite<Response: Sendable> {
                 hint: "Check with `iapdesk status`; then re-run the earlier values to re-send them safely, or close it with `iapdesk audit resolve \(earlier.requestIdentifier)` and run this again.",
                 status: .refused)
         }
-        FileHandle.standardError.write(Data(
-            "An earlier run of this \(kind.rawValue) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n".utf8))
+        StandardStreams.error(
+            "An earlier run of this \(kind.rawValue) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n")
         return (earlier.requestIdentifier, true)
     }
 }

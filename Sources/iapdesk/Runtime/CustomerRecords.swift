@@ -38,7 +38,7 @@ struct CustomerRecords {
                 records.received = found.values.sorted { $0.id < $1.id }
             }
         } catch {
-            FileHandle.standardError.write(Data("note: the \(what) has no writes, notes or received notifications from the store: \(error)\n".utf8))
+            StandardStreams.error("note: the \(what) has no writes, notes or received notifications from the store: \(error)\n")
         }
         return records
     }

@@ -26,6 +26,6 @@ enum DemoStateLocation {
     }
 
     private static func note(_ text: String) {
-        FileHandle.standardError.write(Data("note: demo state: \(text)\n".utf8))
+        StandardStreams.error("note: demo state: \(text)\n")
     }
 }

@@ -26,7 +26,7 @@ func confirmWrite(_ description: String, yes: Bool, session: Session) throws {
     guard TerminalInfo.inputIsInteractive else {
         throw CLIError("Not sent: this changes data and standard input is not a terminal.", hint: "Add --yes to send without asking.", status: .refused)
     }
-    FileHandle.standardError.write(Data("\(description)\nSend to \(session.environmentLabel)? Type yes to send: ".utf8))
+    StandardStreams.error("\(description)\nSend to \(session.environmentLabel)? Type yes to send: ")
     guard let answer = readLine(), answer.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
         throw CLIError("Not sent.", status: .refused)
     }
