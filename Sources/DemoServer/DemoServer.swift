@@ -85,8 +85,14 @@ public final class DemoServer: Sendable {
     /// in one shell reaches the `listen --demo` of another. It stays after the receiver stops (its
     /// deliveries then fail, as to an endpoint that is down) until another is shared or the demo
     /// is reset. Without kept state it is this process's alone.
-    public func shareWebhook(_ url: URL) {
+    @discardableResult
+    public func shareWebhook(_ url: URL) -> URL? {
         store.shareWebhook(url)
+    }
+
+    /// Hands the demo's notifications back to `previous` (or to nobody) when `url` still has them.
+    public func withdrawWebhook(_ url: URL, restoring previous: URL?) {
+        store.withdrawWebhook(url, restoring: previous)
     }
 
     /// Every JWS served so far (answers and deliveries), in order, when the configuration asked to

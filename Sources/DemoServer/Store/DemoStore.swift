@@ -56,10 +56,31 @@ final class DemoStore: Sendable {
         journal.map { ($0.path as NSString).deletingLastPathComponent + "/webhook-url" }
     }
 
-    func shareWebhook(_ url: URL) {
+    /// Makes `url` the receiver every demo process sends to; returns the one named before, if any.
+    @discardableResult
+    func shareWebhook(_ url: URL) -> URL? {
+        let previous = sharedWebhook
         webhookURL.withLock { $0 = url }
-        guard let path = sharedWebhookPath else { return }
+        guard let path = sharedWebhookPath else { return previous }
         try? Data((url.absoluteString + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        return previous
+    }
+
+    /// A receiver that stops hands the demo's notifications back to the one before it (or to
+    /// nobody), unless another took them meanwhile: a stopped receiver must not keep them.
+    func withdrawWebhook(_ url: URL, restoring previous: URL?) {
+        guard let path = sharedWebhookPath, sharedWebhook == url else { return }
+        if let previous {
+            try? Data((previous.absoluteString + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } else {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    /// The receiver the state folder names, if any.
+    private var sharedWebhook: URL? {
+        guard let path = sharedWebhookPath, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return URL(string: text.trimmingCharacters(in: .whitespacesAndNewlines)).flatMap { $0.scheme == nil ? nil : $0 }
     }
 
     /// Every demo process on one state folder is one App Store Server: each request first applies

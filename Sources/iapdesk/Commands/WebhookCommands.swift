@@ -254,7 +254,12 @@ struct ListenCommand: AsyncParsableCommand {
                 throw CLIError("\(error)", hint: "Choose another --address (port 0 picks a free one).", status: .configuration)
             }
             // Every --demo process now sends here: a test-notification in another shell arrives.
-            if let demo = session?.demo { demo.shareWebhook(receiver.url) }
+            var previousWebhook: URL?
+            if let demo = session?.demo {
+                previousWebhook = demo.shareWebhook(receiver.url)
+                let before = previousWebhook.map { " instead of \($0.absoluteString)" } ?? ""
+                output.note("The demo's notifications (test-notification --demo, extensions, refunds) now come here\(before) until this receiver stops.")
+            }
             output.banner(url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
             if sendTest, let session {
                 do {
@@ -268,6 +273,8 @@ struct ListenCommand: AsyncParsableCommand {
             output.note("Stopping: finishing requests in flight.")
             let stopping = ContinuousClock.now
             let drained = await receiver.stop()
+            // The demo's notifications go back to where they went before, not to a stopped receiver.
+            session?.demo?.withdrawWebhook(receiver.url, restoring: previousWebhook)
             // A store stuck on its server must not hold the exit past the drain timeout's second.
             let left = stopping + configuration.drainTimeout + .milliseconds(900) - ContinuousClock.now
             try? await withinDeadline(max(left, .milliseconds(150))) { try await store.close() }

@@ -15,7 +15,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// The demo receives its own notifications into the demo's store (every --demo command's) unless
     /// --store names one, with some deliveries made to fail; the real store is never written.
     static func receiver(_ live: LiveOptions, session: Session) async throws -> ConsoleReceiver {
-        let receiver: ConsoleReceiver
+        var receiver: ConsoleReceiver
         do {
             let store = try await StoreAccess.resolve(live.storeOptions, session: session)
             receiver = try await ConsoleReceiver.start(
@@ -25,7 +25,8 @@ struct DemoCommand: AsyncParsableCommand {
             throw error
         }
         if let url = receiver.receiver?.url, let demo = session.demo {
-            demo.shareWebhook(url)
+            let previous = demo.shareWebhook(url)
+            receiver.releaseWebhook = { demo.withdrawWebhook(url, restoring: previous) }
             demo.injectDeliveryFaults(DeliveryFault.walkthrough)
         }
         return receiver

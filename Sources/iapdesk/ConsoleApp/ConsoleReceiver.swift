@@ -32,7 +32,8 @@ struct ConsoleReceiver {
     let received: ReceivedNotifications
     let receiver: NotificationReceiver?
     let store: (any NotificationStore)?
-    /// A store made for this run only (the demo's), removed at the end.
+    /// Hands the demo's notifications back to the receiver they went to before this one.
+    var releaseWebhook: (@Sendable () -> Void)?
 
     /// With `listen` set, opens (or makes) the store and starts the receiver before the console
     /// draws, so a port already taken is said on the command line; otherwise only reads the store.
@@ -51,7 +52,7 @@ struct ConsoleReceiver {
             let received = ReceivedNotifications(
                 source: LiveSource(storePath: location.description, forwardURL: forward),
                 open: { try await Self.openForReading(location) }, replay: replay)
-            return ConsoleReceiver(received: received, receiver: nil, store: nil)
+            return ConsoleReceiver(received: received, receiver: nil, store: nil, releaseWebhook: nil)
         }
         guard let verifier else {
             throw CLIError("--listen needs a verifier for the notifications.", hint: "Set the profile's bundle_id and environment.", status: .configuration)
@@ -71,7 +72,7 @@ struct ConsoleReceiver {
         }
         let received = ReceivedNotifications(
             source: LiveSource(storePath: location.description, receiverURL: receiver.url, forwardURL: forward), open: { store }, replay: replay)
-        return ConsoleReceiver(received: received, receiver: receiver, store: store)
+        return ConsoleReceiver(received: received, receiver: receiver, store: store, releaseWebhook: nil)
     }
 
     /// The Live pane opens the store when it first polls; a file not made yet is "nothing yet".
@@ -84,6 +85,7 @@ struct ConsoleReceiver {
 
     func stop() async {
         _ = await receiver?.stop()
+        releaseWebhook?()
         await received.close()
         try? await store?.close()
     }
