@@ -99,4 +99,28 @@ import Testing
         listening.shareWebhook(listening.receiverURL)
         #expect(other.webhookURL == listening.receiverURL)
     }
+
+    @Test func aReceiverThatStopsHandsTheDemosNotificationsBack() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-webhook-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var configuration = DemoServer.Configuration()
+        configuration.stateFolder = folder
+        let one = try await DemoServer.start(configuration)
+        let other = try await DemoServer.start(configuration)
+        defer { Task { await one.stop(); await other.stop() } }
+        let first = try #require(URL(string: "http://127.0.0.1:1/first"))
+        let second = try #require(URL(string: "http://127.0.0.1:2/second"))
+        #expect(one.shareWebhook(first) == nil)
+        #expect(other.webhookURL == first, "every process on the state sends to the receiver shared last")
+        #expect(other.shareWebhook(second) == first)
+        #expect(one.webhookURL == second)
+        // The first stops while the second has them: nothing changes.
+        one.withdrawWebhook(first, restoring: nil)
+        #expect(other.webhookURL == second)
+        // The second stops: they go back to the first.
+        other.withdrawWebhook(second, restoring: first)
+        #expect(one.webhookURL == first)
+        one.withdrawWebhook(first, restoring: nil)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/webhook-url"))
+    }
 }
