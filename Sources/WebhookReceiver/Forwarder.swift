@@ -93,7 +93,8 @@ public final class Forwarder: @unchecked Sendable {
         }
     }
 
-    static func describe(_ error: any Error) -> String {
+    /// A failed POST in a few words ("cannot connect", "TLS failed"), as forwards and re-posts say it.
+    public static func describe(_ error: any Error) -> String {
         if let error = error as? URLError {
             switch error.code {
             case .cannotConnectToHost: return "cannot connect"

@@ -1,4 +1,5 @@
 import Foundation
+import WebhookReceiver
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -56,23 +57,8 @@ struct TriggerPoster {
         } catch let error as URLError where error.code == .timedOut {
             return Answer(summary: "timed out after \(String(format: "%g", timeout)) s", status: nil, milliseconds: elapsed(), body: Data())
         } catch {
-            return Answer(summary: "not delivered: \(Self.describe(error))", status: nil, milliseconds: elapsed(), body: Data())
+            return Answer(summary: "not delivered: \(Forwarder.describe(error))", status: nil, milliseconds: elapsed(), body: Data())
         }
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? URLError {
-            switch error.code {
-            case .cannotConnectToHost: return "cannot connect"
-            case .cannotFindHost, .dnsLookupFailed: return "host not found"
-            case .networkConnectionLost: return "connection lost"
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-                 .serverCertificateNotYetValid:
-                return "TLS failed"
-            default: return "URL error \(error.code.rawValue)"
-            }
-        }
-        return "\(error)"
     }
 
     /// The answer's body for people: text cut to `limit` characters, or its size when it is not text.
