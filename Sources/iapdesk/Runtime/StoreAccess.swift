@@ -43,7 +43,9 @@ enum StoreAccess {
             }
         } catch let error as NotificationStoreError {
             if case .missing = error {
-                throw CLIError(error.description, hint: "Give the store iapdesk listen writes with --store PATH|URL (or IAPDESK_STORE).", status: .notFound)
+                // The demo's receivers write the demo's store, which only --demo reads.
+                let demo = FileManager.default.fileExists(atPath: DemoStore.path) ? " What listen --demo received is read with --demo." : ""
+                throw CLIError(error.description, hint: "Give the store iapdesk listen writes with --store PATH|URL (or IAPDESK_STORE).\(demo)", status: .notFound)
             }
             throw CLIError(error.description, hint: hint(location), status: .configuration)
         }
