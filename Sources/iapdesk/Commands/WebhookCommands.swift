@@ -111,7 +111,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How much of a larger refused body is kept.", valueName: "size")) var quarantinePrefix: String = "4K"
     @Option(name: .long, help: ArgumentHelp("Refused bodies written to the quarantine a second at most, in bursts of twice that (0: no limit).", valueName: "n"))
     var quarantineRate: Double = 50
-    @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("Where the receiver's metrics are served (GET, Prometheus text); `none` serves and counts none.", valueName: "path"))
     var metricsPath: String = "/metrics"
     @Option(name: .long, help: ArgumentHelp(
         "Serve the metrics and /healthz on this second address (plain HTTP) instead of the receiver's, which then answers the metrics path 404.",
