@@ -19,6 +19,9 @@ struct DeliveryHandler: Sendable {
     let deadlines = ReadDeadlines()
     let forwarder: Forwarder?
     let counters: ReceiverCounters
+    let metrics: ReceiverMetrics
+    /// When a notification was last stored (or counted again), for /healthz.
+    let lastStored = LastStored()
     let connections: ConnectionLimits
     let rates: PeerRateLimiter
     let keeper: QuarantineKeeper
@@ -35,7 +38,9 @@ struct DeliveryHandler: Sendable {
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
         self.forwarder = configuration.forward.map(Forwarder.init)
-        let counters = ReceiverCounters()
+        let metrics = ReceiverMetrics(enabled: configuration.metricsPath != nil || configuration.metricsAddress != nil)
+        self.metrics = metrics
+        let counters = ReceiverCounters(factory: metrics.factory)
         self.counters = counters
         self.connections = ConnectionLimits(
             readTimeout: configuration.readTimeout, maxPerPeer: configuration.maxConnectionsPerPeer,
@@ -49,9 +54,12 @@ struct DeliveryHandler: Sendable {
     }
 
     func respond(to request: Request, peer: ReceiverContext.Peer) async -> Response {
-        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return HealthCheck.answer(guarded) }
-        if let metricsPath = configuration.metricsPath, request.uri.path == metricsPath, request.method == .get {
-            return metrics()
+        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return health() }
+        // With a metrics address, the metrics are served there only.
+        if configuration.metricsAddress == nil, let metricsPath = configuration.metricsPath, request.uri.path == metricsPath,
+            request.method == .get
+        {
+            return exposition()
         }
         let remoteAddress = peer.address
         guard request.uri.path == configuration.path else {
@@ -86,6 +94,7 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ body: Body, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
+        metrics.receivedBody()
         switch body {
         case .failed(let prefix, let error):
             return await refuse(
@@ -114,8 +123,11 @@ struct DeliveryHandler: Sendable {
                 uuid: known.notificationUUID, type: known.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         }
         var delivery: NotificationDelivery
+        let verifying = ContinuousClock.now
         switch await NotificationIntake.delivery(from: data, verifier: verifier, receivedAt: receivedAt, remoteAddress: remoteAddress) {
-        case .success(let verified): delivery = verified
+        case .success(let verified):
+            metrics.verified(in: .now - verifying)
+            delivery = verified
         case .failure(let refused):
             refusedBodies.remember(refused, for: hash)
             return await refuse(
@@ -129,11 +141,17 @@ struct DeliveryHandler: Sendable {
             notificationType: delivery.notificationType, subtype: delivery.subtype, verdict: "verified",
             transactionId: delivery.transactionId ?? delivery.originalTransactionId, remoteAddress: remoteAddress)
         let outcome: RecordOutcome
+        let writing = ContinuousClock.now
         do {
             outcome = try await store.record(delivery)
         } catch {
+            metrics.storeFailed(.notification)
             return storeFailed(error, arrival: &arrival, start: start)
         }
+        let written = ContinuousClock.now
+        metrics.committed(in: written - writing)
+        metrics.recorded(duplicate: outcome.isDuplicate, environment: delivery.environment, type: delivery.notificationType)
+        lastStored.set(written)
         arrival.outcome = outcome.isDuplicate ? .duplicate : .stored
         arrival.deliveryCount = outcome.deliveryCount
         var answer = Response(status: .ok, headers: [:], body: ResponseBody())
@@ -141,6 +159,7 @@ struct DeliveryHandler: Sendable {
         if let forwarder {
             let forward = await forwarder.forward(data, notificationUUID: uuid, deliveryCount: outcome.deliveryCount)
             arrival.forwardResult = forward.summary
+            metrics.forwarded(forward)
             if forwarder.configuration.mirrorStatus && forward.mirrored != 200 {
                 let status = HTTPResponse.Status(code: forward.mirrored)
                 answer = (200...299).contains(forward.mirrored)
@@ -172,6 +191,7 @@ struct DeliveryHandler: Sendable {
         _ refusal: Refusal, body: Data, bodyHash: String? = nil, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest,
         uuid: String? = nil, type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
     ) async -> Response {
+        metrics.refused(reason: refusal.reason)
         var entry = RefusedDelivery(
             reason: refusal.reason, detail: refusal.detail, body: body, bodySize: size, truncated: truncated, receivedAt: receivedAt,
             answeredStatus: status.code)
@@ -188,6 +208,7 @@ struct DeliveryHandler: Sendable {
             }
         } catch {
             // Not kept: the sender must try again.
+            metrics.storeFailed(.quarantine)
             return storeFailed(error, arrival: &arrival, start: start)
         }
         arrival.milliseconds = Self.milliseconds(since: start)

@@ -45,8 +45,12 @@ public final class NotificationReceiver: Sendable {
         /// Peers held to neither per-peer limit: loopback (a reverse proxy on this machine) and
         /// Apple's notification senders (17.0.0.0/8).
         public var unlimitedPeers: [PeerRange] = PeerRange.loopback + [PeerRange.apple]
-        /// Where the counters are served (GET, Prometheus text); nil serves none.
+        /// Where the metrics are served (GET, Prometheus text); nil serves none (and, without a
+        /// `metricsAddress`, counts none).
         public var metricsPath: String? = "/metrics"
+        /// A second listener (plain HTTP) for the metrics (at `metricsPath`, "/metrics" when nil) and
+        /// /healthz, away from the public address, which then answers the metrics path 404. Port 0 picks a free one.
+        public var metricsAddress: (host: String, port: Int)?
         /// How long a stop waits for requests in flight before cutting them off.
         public var drainTimeout: Duration = .seconds(10)
         /// How long a write to the store may take: past it the request is answered 503 at once.
@@ -74,6 +78,17 @@ public final class NotificationReceiver: Sendable {
 
     public let configuration: Configuration
     public let port: Int
+    /// The metrics listener's port, with a `metricsAddress`.
+    public let metricsPort: Int?
+    /// Where the metrics are served: on the metrics address when there is one, else on the receiver's; nil when off.
+    public var metricsURL: URL? {
+        if let address = configuration.metricsAddress, let metricsPort {
+            let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+            return URL(string: "http://\(host):\(metricsPort)\(configuration.metricsPath ?? "/metrics")")
+        }
+        guard let path = configuration.metricsPath else { return nil }
+        return URL(string: "\(configuration.tls == nil ? "http" : "https")://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)\(path)")
+    }
     public var url: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://\(configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host):\(port)\(configuration.path)")! }
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
@@ -110,20 +125,46 @@ public final class NotificationReceiver: Sendable {
                 portContinuation.finish()
             },
             logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        var services: [any Service] = [app]
+        let (metricsPortStream, metricsPortContinuation) = AsyncStream<Int>.makeStream()
+        if let address = configuration.metricsAddress {
+            services.append(Application(
+                responder: CallbackResponder<BasicRequestContext> { request, _ in handler.respondPrivately(to: request) },
+                configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+                onServerRunning: { channel in
+                    metricsPortContinuation.yield(channel.localAddress?.port ?? 0)
+                    metricsPortContinuation.finish()
+                },
+                logger: logger))
+        } else {
+            metricsPortContinuation.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
         // A bind that fails ends the group without calling onServerRunning: the wait ends with it.
         let task = Task {
-            defer { portContinuation.finish() }
+            defer {
+                portContinuation.finish()
+                metricsPortContinuation.finish()
+            }
             try await group.run()
         }
         var port = 0
         for await bound in portStream { port = bound }
+        var metricsPort = 0
+        for await bound in metricsPortStream { metricsPort = bound }
         guard port > 0 else {
             task.cancel()
             _ = try? await task.value
             throw ReceiverError.couldNotBind(host: configuration.host, port: configuration.port)
         }
-        return NotificationReceiver(configuration: configuration, port: port, group: group, task: task, handler: handler)
+        if let address = configuration.metricsAddress, metricsPort == 0 {
+            task.cancel()
+            _ = try? await task.value
+            throw ReceiverError.couldNotBind(host: address.host, port: address.port)
+        }
+        return NotificationReceiver(
+            configuration: configuration, port: port, metricsPort: configuration.metricsAddress == nil ? nil : metricsPort, group: group, task: task,
+            handler: handler)
     }
 
     /// The server side of TLS from PEM files, each failure saying which file and why.
@@ -146,9 +187,12 @@ public final class NotificationReceiver: Sendable {
         return configuration
     }
 
-    private init(configuration: Configuration, port: Int, group: ServiceGroup, task: Task<Void, any Error>, handler: DeliveryHandler) {
+    private init(
+        configuration: Configuration, port: Int, metricsPort: Int?, group: ServiceGroup, task: Task<Void, any Error>, handler: DeliveryHandler
+    ) {
         self.configuration = configuration
         self.port = port
+        self.metricsPort = metricsPort
         self.group = group
         self.task = task
         self.handler = handler

@@ -1,7 +1,8 @@
+import Metrics
 import Synchronization
 
-/// What the receiver refused, cut or dropped since it started, served at `/metrics` in
-/// Prometheus' text format and read by tests and by `listen`'s closing summary.
+/// What the receiver refused, cut or dropped since it started: kept here for `listen`'s closing
+/// summary and tests, and counted in the receiver's metrics too (served at `/metrics`).
 public final class ReceiverCounters: Sendable {
     public enum Name: String, CaseIterable, Sendable {
         /// Connections closed at once: their peer already had `maxConnectionsPerPeer` open.
@@ -42,8 +43,16 @@ public final class ReceiverCounters: Sendable {
     }
 
     private let values = Mutex([Name: Int]())
+    private let exported: [Name: Counter]
 
-    public init() {}
+    /// Counted here only.
+    public convenience init() {
+        self.init(factory: NOOPMetricsHandler.instance)
+    }
+
+    init(factory: any MetricsFactory) {
+        exported = Dictionary(uniqueKeysWithValues: Name.allCases.map { ($0, Counter(label: $0.rawValue, factory: factory)) })
+    }
 
     public subscript(name: Name) -> Int {
         values.withLock { $0[name, default: 0] }
@@ -52,17 +61,6 @@ public final class ReceiverCounters: Sendable {
     func add(_ name: Name, _ amount: Int = 1) {
         guard amount != 0 else { return }
         values.withLock { $0[name, default: 0] += amount }
-    }
-
-    /// The counters and the given gauges, in Prometheus' text exposition format.
-    func exposition(gauges: [(name: String, help: String, value: Int)]) -> String {
-        var text = ""
-        for name in Name.allCases {
-            text += "# HELP \(name.rawValue) \(name.help)\n# TYPE \(name.rawValue) counter\n\(name.rawValue) \(self[name])\n"
-        }
-        for gauge in gauges {
-            text += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n\(gauge.name) \(gauge.value)\n"
-        }
-        return text
+        exported[name]?.increment(by: amount)
     }
 }

@@ -108,7 +108,7 @@ extension WebhookBench {
     }
 
     /// Each lane's bodies in order on a connection and thread of its own; how many were not `expecting`.
-    private static func run(_ lanes: [[Data]], port: Int, path: String, expecting: Int) async -> Int {
+    static func run(_ lanes: [[Data]], port: Int, path: String, expecting: Int) async -> Int {
         await withTaskGroup(of: Int.self) { group in
             for lane in lanes {
                 group.addTask {

@@ -215,6 +215,25 @@ final class Locked<Value: Sendable>: Sendable {
         await demo.stop()
     }
 
+    @Test func listenServesItsMetricsOnTheMetricsAddress() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let demo = try await DemoServer.start()
+        let (running, url) = try await listen(folder: folder, demo: demo, extra: ["--metrics-address", "127.0.0.1:0"])
+        let metrics = try await running.waitFor { output -> URL? in
+            output.split(separator: "\n").lazy.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .compactMap { ($0["metrics"] as? String).flatMap(URL.init(string:)) }.first
+        }
+        let metricsURL = try #require(metrics, "no metrics URL: \(running.stdout)")
+        #expect(try await Poster.post(Notifications.body(try Notifications(demo: demo).payload()), to: url).status == 200)
+        let scrape = try await Exposition.scrape(metricsURL)
+        #expect(scrape.sum("iapdesk_receiver_notifications_stored_total") == 1)
+        #expect(try await Poster.post(Data(), to: URL(string: "/metrics", relativeTo: url)!.absoluteURL, method: "GET").status == 404)
+        running.signal(SIGINT)
+        #expect(try await running.exitStatus() == 0)
+        await demo.stop()
+    }
+
     /// Runs a tool of the system to its end.
     static func tool(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, stdout: String) {
         let process = Process()

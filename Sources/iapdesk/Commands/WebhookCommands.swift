@@ -111,8 +111,12 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("How much of a larger refused body is kept.", valueName: "size")) var quarantinePrefix: String = "4K"
     @Option(name: .long, help: ArgumentHelp("Refused bodies written to the quarantine a second at most, in bursts of twice that (0: no limit).", valueName: "n"))
     var quarantineRate: Double = 50
-    @Option(name: .long, help: ArgumentHelp("Where the receiver's counters are served (GET, Prometheus text); `none` serves none.", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("Where the receiver's metrics are served (GET, Prometheus text); `none` serves and counts none.", valueName: "path"))
     var metricsPath: String = "/metrics"
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the metrics and /healthz on this second address (plain HTTP) instead of the receiver's, which then answers the metrics path 404.",
+        valueName: "host:port"))
+    var metricsAddress: String?
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
     @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
     @OptionGroup var global: GlobalOptions
@@ -120,6 +124,13 @@ struct ListenCommand: AsyncParsableCommand {
     func validate() throws {
         guard (try? Self.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
         guard path.hasPrefix("/") else { throw ValidationError("--path must start with /.") }
+        if let metricsAddress {
+            guard (try? Self.split(metricsAddress)) != nil else {
+                throw ValidationError("--metrics-address must be host:port, such as 127.0.0.1:9090 or [::1]:9090.")
+            }
+            guard metricsPath != "none" else { throw ValidationError("--metrics-address serves the metrics: it cannot go with --metrics-path none.") }
+        }
+        guard metricsPath == "none" || metricsPath.hasPrefix("/") else { throw ValidationError("--metrics-path must start with / (or be none).") }
         guard (tlsCert == nil) == (tlsKey == nil) else { throw ValidationError("--tls-cert and --tls-key go together.") }
         if let forwardTo {
             guard let url = URL(string: forwardTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -236,6 +247,7 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.quarantine = limits.quarantine
             configuration.quarantineWritesPerSecond = quarantineRate
             configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
+            configuration.metricsAddress = try metricsAddress.map(Self.split)
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
             }
@@ -260,7 +272,9 @@ struct ListenCommand: AsyncParsableCommand {
                 let before = previousWebhook.map { " instead of \($0.absoluteString)" } ?? ""
                 output.note("The demo's notifications (test-notification --demo, extensions, refunds) now come here\(before) until this receiver stops.")
             }
-            output.banner(url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any")
+            output.banner(
+                url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any",
+                metrics: configuration.metricsAddress == nil ? nil : receiver.metricsURL)
             if sendTest, let session {
                 do {
                     let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
@@ -343,11 +357,15 @@ final class ArrivalPrinter: Sendable {
         }
     }
 
-    func banner(url: URL, store: String, environment: String, bundleId: String) {
+    /// `metrics` only when they are served on an address of their own.
+    func banner(url: URL, store: String, environment: String, bundleId: String, metrics: URL? = nil) {
         if json {
-            write(JSONLine.render(["listening": url.absoluteString, "store": store, "environment": environment, "bundleId": bundleId]))
+            var fields = ["listening": url.absoluteString, "store": store, "environment": environment, "bundleId": bundleId]
+            if let metrics { fields["metrics"] = metrics.absoluteString }
+            write(JSONLine.render(fields))
         } else {
             write("Listening on \(url.absoluteString) for \(bundleId) in \(environment). Storing in \(store). Ctrl-C stops.")
+            if let metrics { note("Metrics on \(metrics.absoluteString) (and /healthz there).") }
         }
     }
 
