@@ -117,6 +117,9 @@ public struct AccountLink: Sendable, Equatable, Hashable {
             kept.signedDate = max(kept.signedDate, link.signedDate)
             byKey[key] = kept
         }
-        return byKey.values.sorted { ($0.kind.rawValue, $0.account, $0.originalTransactionId) < ($1.kind.rawValue, $1.account, $1.originalTransactionId) }
+        // One order everywhere, so two writers of the same rows take their locks alike.
+        return byKey.values.sorted {
+            ($0.kind.rawValue, $0.account, $0.originalTransactionId, $0.environment) < ($1.kind.rawValue, $1.account, $1.originalTransactionId, $1.environment)
+        }
     }
 }

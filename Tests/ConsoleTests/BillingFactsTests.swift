@@ -60,4 +60,35 @@ import Testing
         #expect(graceFacts.graceUntil != nil)
         #expect(graceFacts.lines().contains { $0.hasPrefix("grace period until") })
     }
+
+    @Test func aPurchaseAfterTurningAutoRenewOffIsNoChargeAfterCancelling() {
+        func verified<T: Sendable>(_ payload: T) -> VerifiedPayload<T> {
+            VerifiedPayload(payload: payload, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
+        }
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        var bought = TransactionPayload()
+        bought.transactionId = "2"
+        bought.originalTransactionId = "1"
+        bought.purchaseDate = now.addingTimeInterval(-3600)
+        bought.price = 9990
+        bought.currency = "USD"
+        bought.transactionReason = .purchase
+        var renewal = RenewalInfoPayload()
+        renewal.originalTransactionId = "1"
+        renewal.autoRenewStatus = .off
+        var change = NotificationPayload()
+        change.notificationType = .didChangeRenewalStatus
+        change.subtype = .autoRenewDisabled
+        change.signedDate = now.addingTimeInterval(-86_400)
+        let notification = NotificationRow(
+            decoded: DecodedNotification(notification: verified(change), transaction: verified(bought), renewalInfo: nil, appTransaction: nil),
+            signedPayload: "", attempts: [])
+        let row = SubscriptionRow(groupIdentifier: "g", originalTransactionId: "1", status: .active, transaction: verified(bought), renewal: verified(renewal))
+        // Bought again on purpose: not a renewal Apple made after the customer turned auto-renew off.
+        #expect(BillingFacts.of(row, history: [verified(bought)], notifications: [notification]).turnedOffBeforeCharge == nil)
+        var renewed = bought
+        renewed.transactionReason = .renewal
+        let renewedRow = SubscriptionRow(groupIdentifier: "g", originalTransactionId: "1", status: .active, transaction: verified(renewed), renewal: verified(renewal))
+        #expect(BillingFacts.of(renewedRow, history: [verified(renewed)], notifications: [notification]).turnedOffBeforeCharge == change.signedDate)
+    }
 }

@@ -245,3 +245,29 @@ struct ReconcileFixture {
         #expect(elsewhere.candidates.map(\.notificationUUID) == ["elsewhere", "never", "pending"])
     }
 }
+
+/// A notification forwarded to the app by one delivery reached it, whatever a later retry's forward gave.
+@Suite struct ForwardHistoryTests {
+    @Test func anEarlierDeliverysForwardCountsWhenTheLatestFailed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-forwards-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try await SQLiteNotificationStore.open(path: folder + "/store.sqlite")
+        let delivery = NotificationDelivery(notificationUUID: "n", rawBody: Data("{}".utf8), verdict: "verified", receivedAt: Date())
+        let first = try await store.record(delivery)
+        try await store.recordForward(ForwardOutcome(result: "HTTP 200", status: 200, milliseconds: 3, answeredStatus: 200, elapsedMilliseconds: 4), delivery: first.deliveryId)
+        let second = try await store.record(delivery)
+        try await store.recordForward(ForwardOutcome(result: "HTTP 500", status: 500, milliseconds: 3, answeredStatus: 200, elapsedMilliseconds: 4), delivery: second.deliveryId)
+        let rows = try await store.notifications(uuids: ["n"])
+        #expect(rows.first?.forwardStatus == 500, "the row carries the latest delivery's forward")
+        let settled = try await ForwardHistory.settled(rows, in: store)
+        #expect(settled.first?.forwardStatus == 200)
+        // Never forwarded to the app by any delivery: it stays failed.
+        let other = NotificationDelivery(notificationUUID: "m", rawBody: Data("{}".utf8), verdict: "verified", receivedAt: Date())
+        let only = try await store.record(other)
+        try await store.recordForward(ForwardOutcome(result: "timed out after 10 s", status: nil, milliseconds: 10_000, answeredStatus: 200, elapsedMilliseconds: 10_001), delivery: only.deliveryId)
+        _ = try await store.record(other)
+        let failed = try await ForwardHistory.settled(try await store.notifications(uuids: ["m"]), in: store)
+        #expect(failed.first?.forwardResult == "timed out after 10 s")
+        try await store.close()
+    }
+}

@@ -60,7 +60,7 @@ public struct BillingFacts: Sendable, Equatable {
             facts.nextCharge = Charge(date: due, price: renewal?.renewalPrice ?? latest?.price, currency: renewal?.currency ?? latest?.currency)
         }
         // The latest change before the last charge was "off": the charge came after turning it off.
-        if let last, let before = changes.last(where: { $0.date < last.date }), !before.on {
+        if let last, lastPaid?.transactionReason == .renewal, let before = changes.last(where: { $0.date < last.date }), !before.on {
             facts.turnedOffBeforeCharge = before.date
         }
         return facts

@@ -154,7 +154,8 @@ public enum RefundRequests {
             default: return text.lowercased()
             }
         case let number as Int:
-            return [1: "grant in full", 2: "grant prorated", 3: "decline", 4: "no preference"][number]
+            // Send Consumption Information v1's integers.
+            return [1: "prefer grant", 2: "prefer decline", 3: "no preference"][number]
         default: return nil
         }
     }

@@ -102,7 +102,8 @@ public enum Timeline {
         if t.revocationType == .familyRevoke { return 0 }
         guard let share = t.revocationPercentage else { return price }
         // To the currency's smallest coin: cents, or whole units where there are none.
-        let coin: Int64 = ["JPY", "KRW", "VND", "CLP", "ISK"].contains(t.currency ?? "") ? 1000 : 10
+        let currency = t.currency ?? ""
+        let coin: Int64 = ["JPY", "KRW", "VND", "CLP", "ISK"].contains(currency) ? 1000 : ["KWD", "BHD", "JOD", "OMR", "TND"].contains(currency) ? 1 : 10
         let exact = Double(price) * Double(share) / 100_000
         return Int64((exact / Double(coin)).rounded()) * coin
     }

@@ -43,7 +43,7 @@ struct ReconcileCommand: AsyncParsableCommand {
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 do {
                     let uuids = Set(history.compactMap(\.notificationUUID))
-                    let stored = try await store.notifications(uuids: uuids) + store.notifications(signedIn: window.range)
+                    let stored = try await ForwardHistory.settled(store.notifications(uuids: uuids) + store.notifications(signedIn: window.range), in: store)
                     return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window.range)
                 } catch {
                     throw StoreAccess.failure(error, path: path)

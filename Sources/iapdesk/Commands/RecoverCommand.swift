@@ -50,7 +50,7 @@ struct RecoverCommand: AsyncParsableCommand {
                 do {
                     let uuids = Set(history.compactMap(\.notificationUUID))
                     plan = RecoveryPlan.make(
-                        history: history, stored: try await store.notifications(uuids: uuids), replays: try await store.replays(uuids: uuids),
+                        history: history, stored: try await ForwardHistory.settled(store.notifications(uuids: uuids), in: store), replays: try await store.replays(uuids: uuids),
                         target: sender.shownTarget)
                 } catch {
                     throw StoreAccess.failure(error, path: path)

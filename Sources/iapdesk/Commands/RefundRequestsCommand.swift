@@ -100,7 +100,7 @@ struct RefundRequestsCommand: AsyncParsableCommand {
                 var found: [RefundRequests.Sighting] = []
                 for type in ["CONSUMPTION_REQUEST", "REFUND", "REFUND_DECLINED"] {
                     for stored in try await store.notifications(NotificationFilter(since: window.lowerBound, type: type))
-                    where stored.verdict == "verified" {
+                    where stored.verdict == "verified" && (stored.environment == nil || stored.environment == session.environment.rawValue) {
                         guard let payload = stored.decodedPayload,
                               let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
                               let data = object["data"] as? [String: Any]

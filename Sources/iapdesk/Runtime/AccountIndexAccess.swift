@@ -42,7 +42,7 @@ enum AccountIndexAccess {
     /// only saves a later lookup).
     static func remember(_ links: [AccountLink], session: Session, storeFlag: String? = nil) async {
         guard !links.isEmpty, let location = try? await location(session, storeFlag: storeFlag),
-              let store = try? await StoreAccess.open(location)
+              let store = try? await StoreAccess.openExisting(location)
         else { return }
         try? await (store as? any AccountIndex)?.recordAccountLinks(links)
         try? await store.close()
