@@ -21,6 +21,19 @@ import Testing
         #expect(try AppStoreJSON.decode(TransactionPayload.self, from: AppStoreJSON.encoder().encode(first)) == first)
     }
 
+    /// FuzzModels: a date eight thousand years out came back a millisecond early: its noise in a
+    /// Double is more than the thousandth of a millisecond that was allowed for.
+    @Test func aFarDateKeepsItsMillisecondThroughARoundTrip() throws {
+        for text in [#"{"signedDate":281248892233720}"#, #"{"signedDate":281248892233719}"#, #"{"signedDate":-281248892233720}"#] {
+            let value = try AppStoreJSON.decode(TransactionPayload.self, from: Data(text.utf8))
+            let encoded = try AppStoreJSON.encoder().encode(value)
+            #expect(String(decoding: encoded, as: UTF8.self) == text)
+            #expect(try AppStoreJSON.decode(TransactionPayload.self, from: encoded) == value)
+        }
+        // Near 1970 a fraction of a millisecond is still cut, not rounded.
+        #expect(Date(timeIntervalSince1970: 1.0006).epochMilliseconds == 1000)
+    }
+
     /// FuzzAPIErrorBody: Retry-After "1e400" became a date at infinity.
     @Test func aRetryAfterThatIsNoTimeIsIgnored() {
         #expect(AppStoreServerClient.parseRetryAfter("1e400") == nil)

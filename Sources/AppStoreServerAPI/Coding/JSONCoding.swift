@@ -60,11 +60,13 @@ extension Date {
     static let tenThousandYears: Double = 315_569_520_000_000
 
     /// Whole milliseconds since 1970, truncated toward zero; values that are whole
-    /// milliseconds up to floating-point noise round to that millisecond.
+    /// milliseconds up to floating-point noise round to that millisecond. The noise grows with the
+    /// value (a date thousands of years out holds milliseconds only to a few hundredths).
     public var epochMilliseconds: Int64 {
         let milliseconds = timeIntervalSince1970 * 1000
         let nearest = milliseconds.rounded()
-        return Int64(abs(milliseconds - nearest) < 0.001 ? nearest : milliseconds.rounded(.towardZero))
+        let noise = max(0.001, nearest.ulp * 16)
+        return Int64(abs(milliseconds - nearest) < noise ? nearest : milliseconds.rounded(.towardZero))
     }
 }
 
