@@ -163,17 +163,17 @@ struct ReconcileFixture {
         #expect(report.unverified.map(\.notificationUUID) == ["a"])
     }
 
-    @Test func storedButNotForwardedToTheAppIsAGapUntilARePostReachesIt() {
+    @Test func storedButNotForwardedToTheAppIsAGapUntilARePostReachesIt() throws {
         var store = F.store
-        let index = try? #require(store.firstIndex { $0.notificationUUID == "received" })
-        store[index ?? 0].forwardResult = "HTTP 500"
-        store[index ?? 0].forwardStatus = 500
+        let index = try #require(store.firstIndex { $0.notificationUUID == "received" })
+        store[index].forwardResult = "HTTP 500"
+        store[index].forwardStatus = 500
         let report = Reconciler.reconcile(history: F.history, stored: store, window: F.window)
         #expect(report.rows.first { $0.notificationUUID == "received" }?.verdict == .forwardFailed)
         #expect(ReconcileVerdict.forwardFailed.isGap)
         // A forward that never answered counts the same.
-        store[index ?? 0].forwardResult = "timed out after 10 s"
-        store[index ?? 0].forwardStatus = nil
+        store[index].forwardResult = "timed out after 10 s"
+        store[index].forwardStatus = nil
         #expect(Reconciler.reconcile(history: F.history, stored: store, window: F.window).rows.first { $0.notificationUUID == "received" }?.verdict == .forwardFailed)
         // recover re-posted the stored body and the app took it: recovered.
         let replay = StoredReplay(id: 1, attempt: ReplayAttempt(

@@ -75,7 +75,7 @@ import WebhookStore
         try await store.close()
     }
 
-    @Test func linksAreMergedByAccountTransactionAndEnvironment() {
+    @Test func linksAreMergedByAccountTransactionAndEnvironment() throws {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let a = AccountLink.links(
             appAccountToken: token.uppercased(), appTransactionId: "704", originalTransactionId: "1", environment: "Sandbox", source: .store, seen: now,
@@ -87,10 +87,10 @@ import WebhookStore
         #expect(b.count == 1)
         let merged = AccountLink.merged(a + b)
         #expect(merged.count == 2)
-        let tokenLink = try? #require(merged.first { $0.kind == .appAccountToken })
-        #expect(tokenLink?.source == .lookup)
-        #expect(tokenLink?.firstSeen == now)
-        #expect(tokenLink?.lastSeen == now.addingTimeInterval(9))
+        let tokenLink = try #require(merged.first { $0.kind == .appAccountToken })
+        #expect(tokenLink.source == .lookup)
+        #expect(tokenLink.firstSeen == now)
+        #expect(tokenLink.lastSeen == now.addingTimeInterval(9))
         #expect(AccountLink.links(appAccountToken: token, appTransactionId: nil, originalTransactionId: nil, environment: nil, source: .listen, seen: now, signedDate: nil).isEmpty)
     }
 }
