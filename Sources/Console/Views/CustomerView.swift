@@ -20,7 +20,7 @@ enum CustomerView {
                  .init(" then ", theme[.muted]), .init(":", theme[.footerKey]), .init(" commands", theme[.muted])],
             ]
             if state.isDemo {
-                lines += [[], [.init("Demo IDs to try: MK5TTTVWJH (active subscription), RWPVUMZJWB (grace period), 8SAVFG75PQ (refunds), LAHP48FCVE (517 transactions)", theme[.info])]]
+                lines += [[], [.init("Demo IDs to try: MK5TTTVWJH (active subscription), RWPVUMZJWB (grace period), 8SAVFG75PQ (refunds and refund requests), 6KEANRYEEE (charged after cancelling), LAHP48FCVE (517 transactions), 7fde79d8-ee82-4c74-9fa8-e13415bf6fc0 (an account ID)", theme[.info])]]
             }
             Paragraph(lines: lines).render(in: body, buffer: &buffer)
             return
