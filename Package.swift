@@ -54,7 +54,7 @@ let package = Package(
         ),
         // Where received App Store Server Notifications are kept: the store interface and its SQLite file.
         .target(
-            name: "WebhookStore",
+            name: "DeskStore",
             dependencies: [
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -64,7 +64,7 @@ let package = Package(
         .target(
             name: "PostgresStore",
             dependencies: [
-                "WebhookStore",
+                "DeskStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -77,7 +77,7 @@ let package = Package(
             name: "WebhookReceiver",
             dependencies: [
                 "AppStoreServerAPI",
-                "WebhookStore",
+                "DeskStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -91,23 +91,27 @@ let package = Package(
         // The join of Apple's notification history with the store (`reconcile`, `recover`): pure, no network, no SQLite.
         .target(
             name: "NotificationReconcile",
-            dependencies: ["AppStoreServerAPI", "WebhookStore"]
+            dependencies: ["AppStoreServerAPI", "DeskStore"]
         ),
         // ncursesw with a small shim header that makes its macros and wide-character API visible to Swift.
         .systemLibrary(name: "CNCursesW", path: "Sources/CNCursesW"),
+        // The TOML subset that configuration files and themes are written in.
+        .target(name: "TOML"),
         // Cell buffer, layout, widgets, themes, key events and backends: knows nothing of the App Store.
         .target(
             name: "TerminalUI",
-            dependencies: ["CNCursesW"]
+            dependencies: ["CNCursesW", "TOML"]
         ),
-        // The console's state machine, panes' view models, action registry, audit ledger, configuration.
+        // The support desk under both front ends: configuration and profiles, the audit ledger and
+        // its one write path, the doctor, customers and their reads, the case file, formatting.
+        .target(
+            name: "DeskCore",
+            dependencies: ["AppStoreServerAPI", "DeskStore", "TOML"]
+        ),
+        // The full-screen console: its state machine, panes' view models, views and key bindings.
         .target(
             name: "Console",
-            dependencies: [
-                "AppStoreServerAPI",
-                "TerminalUI",
-                "WebhookStore",
-            ]
+            dependencies: ["AppStoreServerAPI", "DeskCore", "DeskStore", "TerminalUI"]
         ),
         // Command line, configuration and wiring.
         .executableTarget(
@@ -115,11 +119,12 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "Console",
+                "DeskCore",
                 "DemoServer",
                 "NotificationReconcile",
                 "PostgresStore",
                 "WebhookReceiver",
-                "WebhookStore",
+                "DeskStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -129,6 +134,7 @@ let package = Package(
                 "AppStoreServerAPI",
                 "CNCursesW",
                 "Console",
+                "DeskCore",
                 "DemoServer",
                 "TerminalUI",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -143,7 +149,7 @@ let package = Package(
                 "DemoServer",
                 "PostgresStore",
                 "WebhookReceiver",
-                "WebhookStore",
+                "DeskStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -164,22 +170,26 @@ let package = Package(
         .testTarget(
             name: "WebhookTests",
             dependencies: [
-                "iapdesk", "AppStoreServerAPI", "Console", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "WebhookStore",
+                "iapdesk", "AppStoreServerAPI", "Console", "DeskCore", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "DeskStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "NotificationReconcileTests",
-            dependencies: ["NotificationReconcile", "AppStoreServerAPI", "WebhookStore"]
+            dependencies: ["NotificationReconcile", "AppStoreServerAPI", "DeskStore"]
+        ),
+        .testTarget(
+            name: "DeskCoreTests",
+            dependencies: ["DeskCore", "AppStoreServerAPI", "DemoServer", "DeskStore"]
         ),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI"]
+            dependencies: ["TerminalUI", "TOML"]
         ),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "AppStoreServerAPI", "TerminalUI", "DemoServer", "WebhookStore"],
+            dependencies: ["Console", "AppStoreServerAPI", "DeskCore", "TerminalUI", "DemoServer", "DeskStore"],
             exclude: ["Snapshots"]
         ),
         .testTarget(
@@ -211,8 +221,8 @@ if Context.environment["IAPDESK_FUZZ"] == "1" {
         ("FuzzModels", ["AppStoreServerAPI"]),
         ("FuzzAPIErrorBody", ["AppStoreServerAPI"]),
         ("FuzzSigningKey", ["AppStoreServerAPI", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzTOMLDocument", ["TerminalUI"]),
-        ("FuzzConfigFile", ["Console", "AppStoreServerAPI"]),
+        ("FuzzTOMLDocument", ["TOML"]),
+        ("FuzzConfigFile", ["DeskCore", "AppStoreServerAPI"]),
         ("FuzzTheme", ["TerminalUI"]),
         ("FuzzKeyDecoder", ["TerminalUI"]),
         ("FuzzTextInput", ["TerminalUI"]),

@@ -1,4 +1,4 @@
-import WebhookStore
+import DeskStore
 
 /// A stored row carries its latest delivery's forward only: one delivered to the app by an earlier
 /// delivery's forward (an Apple retry failing to forward afterwards) reached the app.

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// One notification of the join: Apple's entry, the store's row, or both, and its verdict.
 public struct ReconcileRow: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// What `iapdesk recover` re-posts: every notification of Apple's history that did not reach the
 /// app: not in the store (Apple could not deliver it, or delivered it elsewhere), or in it but its

@@ -1,7 +1,7 @@
+import DeskStore
 import Foundation
 import NIOSSL
 import PostgresNIO
-import WebhookStore
 
 /// postgres-nio's two configurations (one connection, the pool) made from one address.
 enum PostgresConnectionSettings {

@@ -1,5 +1,5 @@
+import DeskStore
 import PostgresNIO
-import WebhookStore
 
 /// Brings a database's schema up to date at start. A database already up to date is only read, so
 /// an agent whose role may not create tables opens it all the same.

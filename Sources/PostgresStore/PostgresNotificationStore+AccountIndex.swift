@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresNIO
-import WebhookStore
 
 /// The account index on the team's server (schema version 6): what any agent's lookup or any
 /// receiver saw, every agent finds.

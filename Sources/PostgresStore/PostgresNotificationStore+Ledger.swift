@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresNIO
-import WebhookStore
 
 /// The audit ledger on the team's server (schema version 3): every agent's writes in one table.
 extension PostgresNotificationStore: LedgerStore {

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresNIO
-import WebhookStore
 
 /// Case notes on the team's server (schema version 4): every agent reads every agent's.
 extension PostgresNotificationStore: NoteStore {

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresNIO
-import WebhookStore
 
 /// The quarantine within its limits, as in the SQLite store: identical bodies share a row, and a
 /// trigger keeps the rows' count and bytes in `quarantine_usage`.

@@ -1,8 +1,8 @@
+import DeskStore
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
-import WebhookStore
 
 /// A team's store on a PostgreSQL server: several agents read it and several `iapdesk listen`
 /// processes write it at once. A notification is kept once whatever the order of Apple's retries

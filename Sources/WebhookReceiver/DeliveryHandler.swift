@@ -1,11 +1,11 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
 import Synchronization
-import WebhookStore
 
 /// Handles one request: read (bounded), parse, verify, store, answer.
 struct DeliveryHandler: Sendable {

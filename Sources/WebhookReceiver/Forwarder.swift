@@ -1,5 +1,5 @@
+import DeskStore
 import Foundation
-import WebhookStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import Synchronization
-import WebhookStore
 
 /// What the receiver says about its store: when writes begin to fail, and when one succeeds again.
 public enum StoreHealthEvent: Sendable, Equatable {

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// What the receiver makes of a body before storing it: the signed payload found, verified with
 /// every payload nested in it, and the fields the store keeps; or why it is refused.

@@ -1,15 +1,15 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import NIOSSL
 import Logging
 import NIOCore
+import NIOSSL
 import ServiceLifecycle
 import Synchronization
-import WebhookStore
 
 /// An HTTP receiver for App Store Server Notifications V2. Each POST to `path` is read (never more
 /// than `maxBodyBytes`), parsed, verified with the profile's verifier, stored, and only then answered

@@ -1,5 +1,5 @@
+import DeskStore
 import Synchronization
-import WebhookStore
 
 /// Writes refused bodies to the store's quarantine within its limits. Bodies refused together share
 /// one transaction, and at most `maxPending` wait for it; and at most `writesPerSecond` are written

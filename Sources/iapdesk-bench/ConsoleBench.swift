@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import CNCursesW
 import Console
+import DeskCore
 import Foundation
 import TerminalUI
 

@@ -1,7 +1,8 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Crypto
 import Console
+import Crypto
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -97,7 +98,7 @@ enum InspectorBench {
             credentials: Credentials(issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "BENCHKEY01", bundleId: "com.example",
                                      signingKey: SigningKey(P256.Signing.PrivateKey())),
             environment: .sandbox)
-        let services = ConsoleServices(client: client, verifier: input.verifier)
+        let services = DeskServices(client: client, verifier: input.verifier)
         let theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
         var timings: [Double] = []
         for _ in 0..<runs {

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Console
 import DemoServer
+import DeskCore
 import Foundation
 import Synchronization
 import TerminalUI
@@ -118,7 +119,7 @@ enum LatencyBench {
     /// lookup field, every posted answer reduced and its effects run. Returns the milliseconds until
     /// the subscriptions (status, renewal date) are on the customer pane, and until every part is.
     static func consoleTimes(server: DemoServer, orderId: String) async throws -> (Double, Double) {
-        let services = ConsoleServices(client: try server.makeClient(), verifier: try server.makeVerifier())
+        let services = DeskServices(client: try server.makeClient(), verifier: try server.makeVerifier())
         let (actions, continuation) = AsyncStream<ConsoleAction>.makeStream()
         let runner = EffectRunner(services: services, makeServices: { _ in services }, post: { continuation.yield($0) })
         var state = ConsoleState(profileName: "bench", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: false, themeName: "default")

@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import WebhookReceiver
-import WebhookStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

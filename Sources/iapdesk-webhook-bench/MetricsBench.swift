@@ -1,7 +1,7 @@
 import DemoServer
+import DeskStore
 import Foundation
 import WebhookReceiver
-import WebhookStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresStore
-import WebhookStore
 
 /// Several receivers writing one store at once, each with its own connection(s), as several
 /// `iapdesk listen` processes behind a load balancer do: the SQLite file and a PostgreSQL server.

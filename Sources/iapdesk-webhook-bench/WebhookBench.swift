@@ -1,10 +1,10 @@
 import AppStoreServerAPI
 import ArgumentParser
 import DemoServer
+import DeskStore
 import Foundation
 import Synchronization
 import WebhookReceiver
-import WebhookStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

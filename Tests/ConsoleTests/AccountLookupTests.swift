@@ -1,8 +1,9 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// Finding a customer by the app's own IDs: its account token (through the store's index, which
 /// lookups fill) and its app transaction ID (through Apple).

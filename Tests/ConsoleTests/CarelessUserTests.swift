@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -61,7 +62,7 @@ import Testing
             Issue.record("expected an order lookup, got \(effects)")
             return
         }
-        _ = ConsoleReducer.reduce(&state, .order(request: request, .success(OrderResult(orderId: "ABCDEFGHIJ", status: .invalid, transactions: []))))
+        _ = ConsoleReducer.reduce(&state, .customer(request: request, .order(.success(OrderResult(orderId: "ABCDEFGHIJ", status: .invalid, transactions: [])))))
         let customer = state.customer
         #expect(customer?.subscriptions.error?.summary == "Apple has no purchases under order ID ABCDEFGHIJ.")
         #expect(customer?.refunds.error != nil && customer?.history.error != nil && customer?.transaction.error != nil)

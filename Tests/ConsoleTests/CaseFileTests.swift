@@ -1,7 +1,7 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
-import TerminalUI
 import Testing
 
 /// `x` on the customer summary: one document for the ticket, copied and saved.

@@ -1,8 +1,9 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// `a` on the customer summary adds a case note, which the summary and the case file show.
 @Suite struct CaseNotesTests {

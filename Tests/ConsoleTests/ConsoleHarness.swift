@@ -1,8 +1,9 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 import Synchronization
 import TerminalUI
 
@@ -46,12 +47,12 @@ final class ConsoleHarness: @unchecked Sendable {
         self.writes = writes
         // `:doctor` checks the demo's credentials written as a profile's would be.
         let doctor = try DoctorFixture(server).doctor(server)
-        let services = ConsoleServices(
+        let services = DeskServices(
             client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes, received: received, doctor: doctor)
         runner = EffectRunner(
             services: services,
             makeServices: { env in
-                ConsoleServices(
+                DeskServices(
                     client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes, received: received)
             },
             makeIdentifier: IdentifierSequence().next,

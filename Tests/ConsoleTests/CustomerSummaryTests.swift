@@ -1,4 +1,5 @@
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing

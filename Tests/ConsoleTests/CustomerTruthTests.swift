@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -100,13 +101,13 @@ import Testing
     static func failed(_ action: ConsoleAction) -> ConsoleAction? {
         let error = networkFailure
         switch action {
-        case .order(let request, _): return .order(request: request, .failure(error))
-        case .transaction(let request, _): return .transaction(request: request, .failure(error))
-        case .subscriptions(let request, _): return .subscriptions(request: request, .failure(error))
-        case .refunds(let request, _): return .refunds(request: request, .failure(error))
-        case .history(let request, _): return .history(request: request, .failure(error))
-        case .customerNotifications(let request, _): return .customerNotifications(request: request, .failure(error))
-        case .appTransaction(let request, _): return .appTransaction(request: request, .failure(error))
+        case .customer(let request, .order(_)): return .customer(request: request, .order(.failure(error)))
+        case .customer(let request, .transaction(_)): return .customer(request: request, .transaction(.failure(error)))
+        case .customer(let request, .subscriptions(_)): return .customer(request: request, .subscriptions(.failure(error)))
+        case .customer(let request, .refunds(_)): return .customer(request: request, .refunds(.failure(error)))
+        case .customer(let request, .history(_)): return .customer(request: request, .history(.failure(error)))
+        case .customer(let request, .notifications(_)): return .customer(request: request, .notifications(.failure(error)))
+        case .customer(let request, .appTransaction(_)): return .customer(request: request, .appTransaction(.failure(error)))
         case .historyPage: return nil
         default: return action
         }

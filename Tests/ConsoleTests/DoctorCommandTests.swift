@@ -1,8 +1,9 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
-import Testing
 import TerminalUI
+import Testing
 
 /// `:doctor` in the console: the checks run as a task while keys still work, and their report opens in an overlay.
 @Suite struct DoctorCommandTests {

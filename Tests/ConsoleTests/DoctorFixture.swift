@@ -2,6 +2,7 @@ import AppStoreServerAPI
 @testable import Console
 import Crypto
 import DemoServer
+@testable import DeskCore
 import Foundation
 
 /// A profile for the demo server written as a user's would be: a key file (mode 600 unless said

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 @testable import Console
 import Crypto
 import DemoServer
+@testable import DeskCore
 import Foundation
 import Testing
 

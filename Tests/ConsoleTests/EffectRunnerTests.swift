@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 @testable import Console
 import Crypto
+@testable import DeskCore
 import Foundation
 import Synchronization
 import Testing
@@ -24,7 +25,7 @@ import Testing
             issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "2X9R4HXF34", bundleId: "com.example",
             signingKey: SigningKey(P256.Signing.PrivateKey()))
         let client = try AppStoreServerClient(credentials: credentials, environment: .production, fallbackEnvironment: .sandbox, transport: transport)
-        let services = ConsoleServices(client: client, verifier: nil, verifierProblem: "no root certificates in this test")
+        let services = DeskServices(client: client, verifier: nil, verifierProblem: "no root certificates in this test")
         return EffectRunner(services: services, makeServices: { _ in services }, makeIdentifier: { "fixed-identifier" }, post: posted.append)
     }
 
@@ -44,7 +45,7 @@ import Testing
         try runner(transport, posted: box).run(.lookUpOrder(request: 7, orderId: "MK5TTTVWJH"))
         let actions = try await wait(for: box, request: 7)
         #expect(transport.requests.withLock { $0.map(\.url.path) } == ["/inApps/v1/lookup/MK5TTTVWJH"])
-        guard case .order(7, .success(let order))? = actions.first else { Issue.record("expected the order answer, got \(actions)"); return }
+        guard case .customer(7, .order(.success(let order)))? = actions.first else { Issue.record("expected the order answer, got \(actions)"); return }
         #expect(order.orderId == "MK5TTTVWJH")
         #expect(order.status == .invalid)
         #expect(order.transactions.isEmpty)

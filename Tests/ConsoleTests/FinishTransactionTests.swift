@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing

@@ -1,4 +1,5 @@
 @testable import Console
+@testable import DeskCore
 import Testing
 
 /// Inputs the fuzz targets found (Fuzz/, docs/fuzzing.md), each with what it broke.

@@ -1,4 +1,5 @@
 @testable import Console
+@testable import DeskCore
 import Testing
 
 /// The help's columns: no heading left alone at the foot of a column, and no key shown under

@@ -1,11 +1,12 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
+import DeskStore
 import Foundation
 import Synchronization
 import TerminalUI
 import Testing
-import WebhookStore
 
 /// The Live pane tails the notification store another process writes; the Notifications pane and
 /// the customer summary say what of Apple's history arrived there.

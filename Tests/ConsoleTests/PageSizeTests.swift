@@ -1,9 +1,10 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
 import Testing
-import WebhookStore
 
 /// PageDown and PageUp move by the rows the table shows, in every list pane and at any size.
 @Suite struct PageSizeTests {

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -48,7 +49,7 @@ import Testing
         _ = ConsoleReducer.reduce(&state, .key(.character("6")))
         let notificationRequest = try #require(state.requestOwners.first { $0.value == .notifications }?.key)
         // A history page for the notifications request is not the customer's, and the reverse.
-        _ = ConsoleReducer.reduce(&state, .customerNotifications(request: notificationRequest, .success([])))
+        _ = ConsoleReducer.reduce(&state, .customer(request: notificationRequest, .notifications(.success([]))))
         #expect(state.customer?.notifications.isLoading == true)
         _ = ConsoleReducer.reduce(&state, .paneNotifications(request: customerRequest, .success([])))
         #expect(state.notificationsPane.isLoading)

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -42,7 +43,7 @@ import Testing
         t.transactionId = "2000000400000044"
         t.originalTransactionId = "2000000400000044"
         let verified = VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
-        let next = ConsoleReducer.reduce(&state, .order(request: request, .success(OrderResult(orderId: order, status: .valid, transactions: [verified]))))
+        let next = ConsoleReducer.reduce(&state, .customer(request: request, .order(.success(OrderResult(orderId: order, status: .valid, transactions: [verified])))))
         #expect(next == [ConsoleEffect.loadCustomer(request: request + 1, anchorId: "2000000400000044", includeTransaction: false, environment: .production)])
         #expect(state.customer?.anchorId == "2000000400000044")
         #expect(state.customer?.subscriptions.isLoading == true)
@@ -310,7 +311,7 @@ import Testing
         #expect(state.inFlight.isEmpty)
         #expect(state.customer?.subscriptions.error?.summary == "Cancelled.")
         // A late answer to a cancelled request is ignored.
-        _ = ConsoleReducer.reduce(&state, .subscriptions(request: request, .success([])))
+        _ = ConsoleReducer.reduce(&state, .customer(request: request, .subscriptions(.success([]))))
         #expect(state.customer?.subscriptions.error?.summary == "Cancelled.")
     }
 

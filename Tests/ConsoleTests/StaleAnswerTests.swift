@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -37,7 +38,7 @@ import Testing
         let firstRequests = try #require(harness.state.customer?.requests)
         // The first order's answer is on its way while the agent types the second one.
         let late = try await harness.holdAnswers(of: firstRequests)
-        #expect(late.contains { if case .order = $0 { return true } else { return false } })
+        #expect(late.contains { if case .customer(_, .order) = $0 { return true } else { return false } })
 
         lookUp(harness, Self.second.order)
         try await harness.settle()
@@ -69,7 +70,7 @@ import Testing
         let customerRequests = try #require(harness.state.customer?.requests).subtracting(orderRequests)
         #expect(!customerRequests.isEmpty)
         let late = try await harness.holdAnswers(of: customerRequests)
-        #expect(late.contains { if case .subscriptions(_, .success(let rows)) = $0 { return !rows.isEmpty } else { return false } })
+        #expect(late.contains { if case .customer(_, .subscriptions(.success(let rows))) = $0 { return !rows.isEmpty } else { return false } })
 
         // The second customer (by transaction ID) is looked up and answered before the first's answers arrive.
         lookUp(harness, "2000000400000301")
@@ -101,9 +102,9 @@ import Testing
         let failure = DisplayError(summary: "Apple's server failed (HTTP 500, error 5000000).", hint: "Try again in a moment.")
         for action in try await harness.holdAnswers(of: requests) {
             switch action {
-            case .refunds(let request, _): harness.receive(.refunds(request: request, .failure(failure)))
-            case .subscriptions(let request, _): harness.receive(.subscriptions(request: request, .failure(failure)))
-            case .history(let request, _): harness.receive(.history(request: request, .failure(failure)))
+            case .customer(let request, .refunds(_)): harness.receive(.customer(request: request, .refunds(.failure(failure))))
+            case .customer(let request, .subscriptions(_)): harness.receive(.customer(request: request, .subscriptions(.failure(failure))))
+            case .customer(let request, .history(_)): harness.receive(.customer(request: request, .history(.failure(failure))))
             default: harness.receive(action)
             }
         }

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing
@@ -114,7 +115,7 @@ import Testing
         let page = try firstTask(command(&state, "sort asc"))
         // The summary's complete history comes in after the filter was asked for.
         _ = ConsoleReducer.reduce(&state, .historyPage(request: customer, Self.transactions(0..<20), pages: 1))
-        _ = ConsoleReducer.reduce(&state, .history(request: customer, .success(Self.transactions(0..<30))))
+        _ = ConsoleReducer.reduce(&state, .customer(request: customer, .history(.success(Self.transactions(0..<30)))))
         #expect(state.customer?.history.value?.count == 30, "the summary still gets its history")
         #expect(state.transactionsPane.isLoading, "the pane waits for the filtered page")
         _ = ConsoleReducer.reduce(&state, .answer(request: page, Result<HistoryPageAnswer, DisplayError>.success(
@@ -124,7 +125,7 @@ import Testing
 
     @Test func anEarlierUnfilteredLoadArrivingLateIsDropped() throws {
         var (state, customer) = try customerOnTransactions()
-        _ = ConsoleReducer.reduce(&state, .history(request: customer, .success(Self.transactions(0..<30))))
+        _ = ConsoleReducer.reduce(&state, .customer(request: customer, .history(.success(Self.transactions(0..<30)))))
         // :sort asc, then :clear, then :sort asc again, before any answer.
         let firstPage = try firstTask(command(&state, "sort asc"))
         let clearEffects = command(&state, "clear")
@@ -147,7 +148,7 @@ import Testing
 
     @Test func refreshTwiceShowsTheSecondAnswer() throws {
         var (state, customer) = try customerOnTransactions()
-        _ = ConsoleReducer.reduce(&state, .history(request: customer, .success(Self.transactions(0..<30))))
+        _ = ConsoleReducer.reduce(&state, .customer(request: customer, .history(.success(Self.transactions(0..<30)))))
         let first = try historyLoad(send(&state, [.character("r")]))
         let secondEffects = send(&state, [.character("r")])
         let second = try historyLoad(secondEffects)

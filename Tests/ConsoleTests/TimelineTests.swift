@@ -1,10 +1,10 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
+import DeskStore
 import Foundation
-import TerminalUI
 import Testing
-import WebhookStore
 
 /// One time-ordered history of a customer, each event naming its source, with what they spent.
 @Suite struct TimelineTests {

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 @testable import Console
+@testable import DeskCore
 import Foundation
 import TerminalUI
 import Testing

@@ -1,10 +1,11 @@
 import AppStoreServerAPI
 @testable import Console
 import DemoServer
+@testable import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
 import Testing
-import WebhookStore
 
 /// Two agents on one customer, each with a console on the same demo server and ledger: what one
 /// confirms is what is true when it is confirmed, whatever the other did since the form opened.

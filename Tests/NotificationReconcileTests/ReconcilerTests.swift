@@ -1,8 +1,8 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
 import NotificationReconcile
 import Testing
-import WebhookStore
 
 /// A week of Apple's history and a store, with one notification of each kind of gap.
 struct ReconcileFixture {

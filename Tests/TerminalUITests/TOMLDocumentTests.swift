@@ -1,6 +1,6 @@
 import Foundation
-@testable import TerminalUI
 import Testing
+@testable import TOML
 
 @Suite struct TOMLDocumentTests {
     func parse(_ text: String) throws -> TOMLTable { try TOMLDocument.parse(text) }

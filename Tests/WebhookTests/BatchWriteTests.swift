@@ -1,6 +1,6 @@
+@testable import DeskStore
 import Foundation
 import Testing
-@testable import WebhookStore
 
 /// A batch is written a table at a time; each delivery still gets its own outcome, and one that
 /// cannot be written fails alone.

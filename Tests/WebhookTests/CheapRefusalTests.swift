@@ -1,8 +1,8 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// What a refused body costs: the checks that cost least come first.
 @Suite struct CheapRefusalTests {

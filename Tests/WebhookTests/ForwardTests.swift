@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// `--forward-to` and `--mirror-status`: stored first, then sent on; the answer follows the forward only when mirroring.
 @Suite struct ForwardTests {

@@ -1,7 +1,7 @@
+@testable import DeskStore
 import Foundation
 import Synchronization
 import Testing
-@testable import WebhookStore
 
 /// Deliveries that arrive together share one transaction, and each caller still gets its own outcome.
 @Suite struct GroupCommitTests {

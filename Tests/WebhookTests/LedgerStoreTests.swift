@@ -1,8 +1,9 @@
 import AppStoreServerAPI
 import Console
+@testable import DeskCore
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// The audit ledger in the store: the same on the SQLite file and on a team's server.
 @Suite struct LedgerStoreTests {

@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Synchronization
 import Testing
-import WebhookStore
 
 /// A value behind a lock, shareable between tasks and threads.
 final class Locked<Value: Sendable>: Sendable {

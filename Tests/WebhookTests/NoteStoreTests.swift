@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// Case notes: the same on the SQLite file and on a team's server.
 @Suite struct NoteStoreTests {

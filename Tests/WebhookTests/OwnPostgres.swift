@@ -1,7 +1,7 @@
+import DeskStore
 import Foundation
 import PostgresNIO
 @testable import PostgresStore
-import WebhookStore
 
 /// A PostgreSQL server of one test's own, in a temporary folder on a free loopback port, which the
 /// test stops, starts, freezes and thaws (scripts/test-postgres.sh with that folder and port). The

@@ -1,8 +1,8 @@
+import DeskStore
 import Foundation
 import PostgresNIO
 @testable import PostgresStore
 import Testing
-import WebhookStore
 
 /// What only the server store does: its migrations, and errors that name the server but never the password.
 @Suite struct PostgresStoreTests {

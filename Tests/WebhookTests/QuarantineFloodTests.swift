@@ -1,8 +1,8 @@
+import DeskStore
 import Foundation
 import Synchronization
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// Refused bodies sent in bulk (a bounded number): kept within the limits, and never in the way of a notification.
 @Suite struct QuarantineFloodTests {

@@ -1,7 +1,7 @@
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 #if canImport(Glibc)
 import Glibc
 #endif

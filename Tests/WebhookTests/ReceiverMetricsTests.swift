@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// /metrics in Prometheus' text format, read back with a parser of that format, after requests of
 /// known outcomes; /healthz's last arrival; and the metrics on an address of their own.

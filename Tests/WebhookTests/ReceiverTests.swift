@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// The receiver over loopback with every kind of body Apple or anyone else may send.
 @Suite struct ReceiverTests {

@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// The built binary's `reconcile`, `replay` and `recover` against a demo App Store Server, a store
 /// file the test fills, and a receiver the test starts that records what it got. Serialized: each

@@ -1,7 +1,7 @@
+import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-import WebhookStore
 
 /// Several receivers behind one load balancer, on one store: Apple's retries of a notification
 /// spread over them, at once and in any order, leave it stored once with every delivery counted.

@@ -1,7 +1,7 @@
+import DeskStore
 import Foundation
 import PostgresStore
 import Testing
-import WebhookStore
 
 /// The bounded quarantine, the same on both stores.
 extension StoreContractTests {

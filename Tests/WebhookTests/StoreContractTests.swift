@@ -1,8 +1,8 @@
+import DeskStore
 import Foundation
 import PostgresStore
 import Synchronization
 import Testing
-import WebhookStore
 
 /// The two implementations of the store, each test run on both.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

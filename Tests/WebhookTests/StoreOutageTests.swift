@@ -1,11 +1,11 @@
 import DemoServer
+import DeskStore
 import Foundation
 import PostgresNIO
 @testable import PostgresStore
 import Synchronization
 import Testing
 @testable import WebhookReceiver
-import WebhookStore
 
 /// The receiver while its store cannot be written: a PostgreSQL server of the test's own stopped
 /// (connections cut, new ones refused) or frozen (nothing answers, nothing is refused) under load,

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 @Suite struct StoreTests {
     func delivery(_ uuid: String) -> NotificationDelivery { StoreContractTests().delivery(uuid) }

@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import Synchronization
 import WebhookReceiver
-import WebhookStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,9 +1,10 @@
 import AppStoreServerAPI
 import Console
 import DemoServer
+@testable import DeskCore
+import DeskStore
 import Foundation
 import Testing
-import WebhookStore
 
 /// Two agents on one store extend the same subscription at the same moment: one extension goes,
 /// the other waits for it, sees it in the ledger and is asked to look again.

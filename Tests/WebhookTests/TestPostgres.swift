@@ -1,9 +1,9 @@
+import DeskStore
 import Foundation
 import Logging
 import PostgresNIO
 @testable import PostgresStore
 import Synchronization
-import WebhookStore
 
 /// The PostgreSQL server the team store's tests run on: IAPDESK_TEST_POSTGRES_URL when set (CI sets
 /// it), else one that scripts/test-postgres.sh starts on loopback. No test is skipped without one:

@@ -1,5 +1,5 @@
 import FuzzSupport
-import TerminalUI
+import TOML
 
 /// Any text either fails with a line number within the text, or reads as tables that, written back
 /// as TOML (every table inline, every key quoted), read back the same.

@@ -1,5 +1,6 @@
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// `x` on the customer summary: the case file of the customer on screen, copied to the clipboard
 /// (OSC 52) and saved in the state folder's `cases/`, with the path said.
@@ -25,7 +26,7 @@ enum CaseFileTask {
             let writes = CaseFile.writes(for: customer, in: recorded, environment: environment, bundleId: services.writes?.bundleId)
             var notes: [CaseNote] = []
             if let store = services.writes?.notes {
-                do { notes = try await store.notes(concerning: CaseNotes.subjects(customer)) } catch { ledgerProblem = ledgerProblem ?? "\(error)" }
+                do { notes = try await store.notes(concerning: customer.noteSubjects) } catch { ledgerProblem = ledgerProblem ?? "\(error)" }
             }
             let file = CaseFile(customer: customer, environment: environment, writes: writes, notes: notes, generatedAt: now)
             let markdown = file.markdown()

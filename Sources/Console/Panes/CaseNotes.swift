@@ -1,6 +1,7 @@
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 extension CommandID {
     public static let customerNote = CommandID("customer.note")
@@ -61,17 +62,6 @@ public enum CaseNotes {
         return customer.foundNothing ? "Nothing was found for \(customer.query): a note needs a customer. Look up another ID." : nil
     }
 
-    /// Every ID the customer is known by so far: what was typed, the original transactions, every purchase.
-    public static func subjects(_ customer: CustomerState) -> Set<String> {
-        var ids = Set(ReceivedHere.customerIDs(customer))
-        ids.insert(customer.query)
-        if let anchor = customer.anchorId { ids.insert(anchor) }
-        for row in customer.history.value ?? [] {
-            if let id = row.payload?.transactionId { ids.insert(id) }
-        }
-        return ids
-    }
-
     static func add(_ state: inout ConsoleState, _ typed: String) -> [ConsoleEffect] {
         guard let customer = state.customer else { return [] }
         let text = typed.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -87,7 +77,7 @@ public enum CaseNotes {
             ConsoleReducer.toast(&state, "A note is one line, without tabs or control characters.", isError: true)
             return []
         }
-        let subjects = subjects(customer)
+        let subjects = customer.noteSubjects
         let request = ConsoleReducer.start(&state, "Note for \(customer.query)", owner: .customer)
         state.caseNotes.adding += 1
         return [.task(PaneTask(request: request, name: "add a note for \(customer.query)") { services, _ in
@@ -114,7 +104,7 @@ public enum CaseNotes {
             lookup: customer.lookup, subscriptions: customer.subscriptions.value?.count ?? -1, history: customer.history.value?.count ?? -1,
             transaction: customer.transaction.value?.payload?.originalTransactionId)
         guard key != model.readFor || model.stale else { return [] }
-        let subjects = subjects(customer)
+        let subjects = customer.noteSubjects
         if key.lookup != model.readFor?.lookup { model.notes = nil }
         model.readFor = key
         model.stale = false

@@ -1,5 +1,6 @@
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// What others did to the customer on screen since it was read: an extension recorded in the
 /// ledger by another console, process or agent, or a note by someone else. Looked for about once
@@ -62,8 +63,8 @@ enum CustomerWatch {
             return []
         }
         let lookup = customer.lookup
-        let originals = Set(ReceivedHere.customerIDs(customer))
-        let subjects = CaseNotes.subjects(customer)
+        let originals = Set(customer.originalTransactionIds)
+        let subjects = customer.noteSubjects
         let request = ConsoleReducer.startInBackground(&state, owner: .customer)
         model.reading = request
         model.lastReadTick = state.tick
@@ -75,7 +76,7 @@ enum CustomerWatch {
 
     /// Extensions of the customer's subscriptions with a line in the ledger after `since`, and
     /// notes about the customer kept after it.
-    static func look(lookup: Int, since: Date, originals: Set<String>, subjects: Set<String>, services: ConsoleServices) async -> Found {
+    static func look(lookup: Int, since: Date, originals: Set<String>, subjects: Set<String>, services: DeskServices) async -> Found {
         var found = Found(lookup: lookup, writes: [], notes: [])
         guard let writes = services.writes else { return found }
         if let records = try? await writes.ledger.writes() {

@@ -1,7 +1,8 @@
 import AppStoreServerAPI
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 extension Pane {
     public static let live = Pane("live")

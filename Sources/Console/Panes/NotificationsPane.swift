@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -141,7 +142,7 @@ enum NotificationsPane {
             PaneReducer.pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
         case .paneNotifications(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.notificationsPane = PaneReducer.loadable(result)
+            state.notificationsPane = Loadable(result)
             PaneReducer.pagingEnded(&state, request, .notifications)
             var list = state.list(.notifications)
             list.selected = min(list.selected, max(0, (result.value?.count ?? 1) - 1))

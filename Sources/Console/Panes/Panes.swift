@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// The console's panes in tab order: the number before each title is the key that opens it.

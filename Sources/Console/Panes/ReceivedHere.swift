@@ -1,5 +1,6 @@
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// What of Apple's notification history, and of the customer's notifications, arrived at the
 /// receiver: looked up in the store whenever those rows or the store's contents change.
@@ -79,7 +80,7 @@ enum ReceivedHere {
                 lookup: customer.lookup, subscriptions: customer.subscriptions.value?.count ?? -1, history: customer.history.value?.count ?? -1,
                 transaction: customer.transaction.value?.payload?.originalTransactionId)
             if key != model.countedFor {
-                let ids = customerIDs(customer)
+                let ids = customer.originalTransactionIds
                 model.countedFor = key
                 model.customerCount = nil
                 if !ids.isEmpty {
@@ -94,16 +95,6 @@ enum ReceivedHere {
         }
         state.receivedHere = model
         return effects
-    }
-
-    /// The customer's original transactions, from their subscriptions and their history.
-    static func customerIDs(_ customer: CustomerState) -> [String] {
-        var ids = Set(customer.subscriptions.value?.map(\.originalTransactionId) ?? [])
-        for row in customer.history.value ?? [] {
-            if let id = row.payload?.originalTransactionId { ids.insert(id) }
-        }
-        if ids.isEmpty, let id = customer.transaction.value?.payload?.originalTransactionId { ids.insert(id) }
-        return ids.sorted()
     }
 
     static func receive(_ state: inout ConsoleState, request: Int, _ answer: any Sendable) {

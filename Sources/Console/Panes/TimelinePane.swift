@@ -1,6 +1,7 @@
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 extension Pane {
     public static let timeline = Pane("timeline")
@@ -84,8 +85,8 @@ enum TimelinePane {
         let lookup = customer.lookup
         let environment = state.environment
         let bundleId = state.bundleId
-        let originals = CaseFile.originalTransactionIds(customer)
-        let subjects = CaseNotes.subjects(customer)
+        let originals = Set(customer.originalTransactionIds)
+        let subjects = customer.noteSubjects
         let request = ConsoleReducer.startInBackground(&state, owner: .timeline)
         state.timeline.reading = request
         state.timeline.readFor = lookup

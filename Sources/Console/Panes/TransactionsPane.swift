@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -143,7 +144,7 @@ enum TransactionsPane {
     }
 
     static func fetchPage(
-        anchor: String, revision: String?, query: TransactionHistoryQuery, services: ConsoleServices
+        anchor: String, revision: String?, query: TransactionHistoryQuery, services: DeskServices
     ) async -> Result<HistoryPageAnswer, DisplayError> {
         do {
             let page = try await services.client.getTransactionHistory(anyTransactionId: anchor, revision: revision, query: query)
@@ -194,7 +195,7 @@ enum TransactionsPane {
             PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
         case .paneHistory(let request, let result):
             guard isCurrent(state, request) else { return [] }
-            state.transactionsPane = PaneReducer.loadable(result)
+            state.transactionsPane = Loadable(result)
             // Rows shown while it loaded keep their selection; a new query starts at the top.
             if state.partialNote[.transactions] == nil { state.lists[.transactions] = ListState() }
             PaneReducer.pagingEnded(&state, request, .transactions)

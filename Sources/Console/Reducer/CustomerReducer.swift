@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -17,26 +18,33 @@ enum CustomerReducer {
             state.lookupInput = TextInputState(text: text, maxLength: state.lookupInput.maxLength)
             noCustomer(&state, DisplayError(summary: reason))
             return effects
-        case .orderId(let order):
-            var effects = begin(&state, query: order) + remember(&state, order)
-            state.customer?.order = .loading
-            guard state.environment == .production else {
-                noCustomer(&state, DisplayError(
-                    summary: "Look Up Order ID is available in Production only: Apple offers no order lookup in Sandbox.",
-                    hint: "Switch with :env production, or look up a transaction ID instead (Sandbox purchases show theirs in the device's purchase history).",
-                    environment: .sandbox))
-                return effects
-            }
-            let request = start(&state, "Look Up Order ID \(order)")
-            effects.append(.lookUpOrder(request: request, orderId: order))
-            return effects
-        case .transactionId(let id):
+        case .orderId(let id), .transactionId(let id), .appAccountToken(let id):
             var effects = begin(&state, query: id) + remember(&state, id)
-            effects += loadCustomer(&state, anchor: id, includeTransaction: true)
+            guard follow(&state, state.customer?.begin(in: state.environment) ?? .wait, effects: &effects) else { return effects }
+            switch IDKind.classify(id) {
+            case .orderId:
+                let request = start(&state, "Look Up Order ID \(id)")
+                effects.append(.lookUpOrder(request: request, orderId: id))
+            case .appAccountToken:
+                effects += AccountLookup.find(&state, token: id)
+            case .transactionId, .invalid:
+                break
+            }
             return effects
-        case .appAccountToken(let token):
-            let effects = begin(&state, query: token) + remember(&state, token)
-            return effects + AccountLookup.find(&state, token: token)
+        }
+    }
+
+    /// Takes the lookup's next step; false when it has ended (nothing found).
+    static func follow(_ state: inout ConsoleState, _ step: CustomerStep, effects: inout [ConsoleEffect]) -> Bool {
+        switch step {
+        case .wait:
+            return true
+        case .loadParts(let anchor, let includeTransaction):
+            effects += loadCustomer(&state, anchor: anchor, includeTransaction: includeTransaction)
+            return true
+        case .nothingFound(let error):
+            noCustomer(&state, error)
+            return false
         }
     }
 
@@ -85,13 +93,7 @@ enum CustomerReducer {
     }
 
     static func loadCustomer(_ state: inout ConsoleState, anchor: String, includeTransaction: Bool) -> [ConsoleEffect] {
-        state.customer?.anchorId = anchor
-        if includeTransaction { state.customer?.transaction = .loading }
-        state.customer?.subscriptions = .loading
-        state.customer?.refunds = .loading
-        state.customer?.history = .loading
-        state.customer?.notifications = .loading
-        state.customer?.appTransaction = .loading
+        state.customer?.startLoading(anchor: anchor, includeTransaction: includeTransaction)
         state.transactionsPane = .loading
         let request = start(&state, "Customer \(anchor)")
         state.historyRequest = request
@@ -109,95 +111,44 @@ enum CustomerReducer {
     /// Nothing can be found for this lookup: every part says why, so no pane shows empty
     /// headings or "no subscriptions" for a customer that does not exist.
     static func noCustomer(_ state: inout ConsoleState, _ error: DisplayError) {
-        guard var customer = state.customer else { return }
-        if !customer.order.isLoaded { customer.order = .failed(error) }
-        customer.transaction = .failed(error)
-        customer.subscriptions = .failed(error)
-        customer.refunds = .failed(error)
-        customer.history = .failed(error)
-        customer.notifications = .failed(error)
-        customer.appTransaction = .failed(error)
-        if customer.account.isLoading { customer.account = .failed(error) }
-        state.customer = customer
+        guard state.customer != nil else { return }
+        state.customer?.markNothingFound(error)
         state.transactionsPane = .failed(error)
         state.lastError = error
         offerTheFieldAgain(&state)
     }
 
     static func markCancelled(_ state: inout ConsoleState) {
-        let cancelled = PaneReducer.cancelled
-        guard var customer = state.customer else { return }
-        if customer.order.isLoading { customer.order = .failed(cancelled) }
-        if customer.transaction.isLoading { customer.transaction = .failed(cancelled) }
-        if customer.subscriptions.isLoading { customer.subscriptions = .failed(cancelled) }
-        if customer.refunds.isLoading { customer.refunds = .failed(cancelled) }
-        if customer.history.isLoading { customer.history = .failed(cancelled) }
-        if customer.notifications.isLoading { customer.notifications = .failed(cancelled) }
-        if customer.appTransaction.isLoading { customer.appTransaction = .failed(cancelled) }
-        if customer.account.isLoading { customer.account = .failed(cancelled) }
-        state.customer = customer
+        state.customer?.markCancelled(PaneReducer.cancelled)
     }
 
-    /// Applies an answer, unless its request was cancelled or replaced.
+    /// Applies a part of the customer, unless its request was cancelled or replaced.
     static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
-        switch action {
-        case .order(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.inFlight[request] = nil
-            switch result {
-            case .failure(let error):
-                // Without the order nothing else of the customer can be found: every part says why.
-                state.customer?.order = .failed(error)
-                noCustomer(&state, error)
-            case .success(let order):
-                state.customer?.order = .loaded(order)
-                if order.status == .valid, let first = order.transactions.first?.payload?.originalTransactionId {
-                    state.customer?.environment = .production
-                    return loadCustomer(&state, anchor: first, includeTransaction: false)
-                }
-                noCustomer(&state, DisplayError(
-                    summary: "Apple has no purchases under order ID \(order.orderId).",
-                    hint: "Read the order ID again from the customer's receipt e-mail (such as MK5TTTVWJH), or look up a transaction ID.",
-                    environment: .production))
-            }
-        case .transaction(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            switch result {
-            case .success(let located):
-                state.customer?.transaction = .loaded(located.value)
-                state.customer?.environment = located.environment
-            case .failure(let error): state.customer?.transaction = .failed(error)
-            }
-        case .subscriptions(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.customer?.subscriptions = PaneReducer.loadable(result)
-        case .refunds(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.customer?.refunds = PaneReducer.loadable(result)
-        case .history(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.customer?.history = PaneReducer.loadable(result)
+        guard case .customer(let request, let part) = action else { return [] }
+        if case .historyPage(let rows, let pages) = part {
+            // The customer's history as it arrives fills the Transactions pane, by that pane's rule.
+            return TransactionsPane.receive(&state, .historyPage(request: request, rows, pages: pages))
+        }
+        guard isCurrent(state, request) else { return [] }
+        if case .order = part { state.inFlight[request] = nil }
+        return apply(&state, part, request: request)
+    }
+
+    /// Takes a part into the customer on screen and follows where the lookup goes next.
+    static func apply(_ state: inout ConsoleState, _ part: CustomerPart, request: Int? = nil) -> [ConsoleEffect] {
+        guard let step = state.customer?.apply(part) else { return [] }
+        var effects: [ConsoleEffect] = []
+        guard follow(&state, step, effects: &effects) else { return effects }
+        if case .history(let result) = part, let request, state.historyRequest == request {
             // The Transactions pane shows it unless it has asked for other filters since.
-            guard state.historyRequest == request else { break }
-            state.transactionsPane = PaneReducer.loadable(result)
+            state.transactionsPane = Loadable(result)
             // The summary's history is complete: no page of an earlier filter follows it.
             state.historyPaging = HistoryPaging()
             PaneReducer.pagingEnded(&state, request, .transactions)
-        case .historyPage:
-            // The customer's history as it arrives fills the Transactions pane, by that pane's rule.
-            return TransactionsPane.receive(&state, action)
-        case .customerNotifications(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.customer?.notifications = PaneReducer.loadable(result)
-        case .appTransaction(let request, let result):
-            guard isCurrent(state, request) else { return [] }
-            state.customer?.appTransaction = PaneReducer.loadable(result)
-        default:
-            break
         }
-        if let error = failure(of: action) { state.lastError = error }
+        if let error = part.failure { state.lastError = error }
         offerTheFieldAgain(&state)
-        return []
+        return effects
     }
 
     /// A lookup that found nothing leaves nothing to act on: the field takes the keys back, its ID
@@ -210,14 +161,5 @@ enum CustomerReducer {
         guard state.pane == .customer, state.focus == .content, state.overlay == nil else { return }
         state.focus = .paneInput
         state.lookupInput = TextInputState(text: state.lookupInput.text, maxLength: state.lookupInput.maxLength, selected: true)
-    }
-
-    static func failure(of action: ConsoleAction) -> DisplayError? {
-        switch action {
-        case .subscriptions(_, .failure(let e)), .refunds(_, .failure(let e)), .history(_, .failure(let e)):
-            return e
-        case .transaction(_, .failure(let e)): return e
-        default: return nil
-        }
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -50,7 +51,7 @@ enum ExtendReducer {
     static func receiveCount(_ state: inout ConsoleState, request: Int, _ result: Result<ExtensionCount, DisplayError>) {
         guard CustomerReducer.isCurrent(state, request), state.extendForm?.countRequest == request else { return }
         state.inFlight[request] = nil
-        state.extendForm?.earlier = PaneReducer.loadable(result)
+        state.extendForm?.earlier = Loadable(result)
         if let count = result.value, count.total >= 2 {
             state.extendForm?.error = "Refused here: \(ExtensionRules.limitReached(count))"
         }

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// Clicks: on the tab bar they switch panes; on a list row they select it (a second click opens it).

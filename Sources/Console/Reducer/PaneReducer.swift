@@ -1,15 +1,9 @@
+import DeskCore
 import Foundation
 
 /// What the panes' reducers share: loading states, paging progress, cancellation.
 enum PaneReducer {
     static let cancelled = DisplayError(summary: "Cancelled.", hint: "Press r to load again.")
-
-    static func loadable<T>(_ result: Result<T, DisplayError>) -> Loadable<T> {
-        switch result {
-        case .success(let value): return .loaded(value)
-        case .failure(let error): return .failed(error)
-        }
-    }
 
     static func pagingProgressed(_ state: inout ConsoleState, _ request: Int, _ pane: Pane, rows: Int, pages: Int, noun: String) {
         state.progress[request] = "\(DisplayFormat.count(pages, "page")), \(rows) \(noun) so far"

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// The `/` filter of a list pane: it narrows the rows as it is typed; Enter keeps it, Esc (in the

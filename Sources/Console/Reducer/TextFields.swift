@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 extension CommandID {

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// Where a command applies: everywhere, in lists, in one pane, in one dialog.

@@ -1,7 +1,8 @@
 import AppStoreServerAPI
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 /// The detail view of a pane's selected row, as a foldable tree: the trees of each kind of row.
 public enum DetailContent {

@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 
 /// A Finish Transaction as the agent confirms it: the transaction, what it is, the environment its

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// The commands with the keys that trigger them: the registry's defaults, with the config file's

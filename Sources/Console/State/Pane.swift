@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// A pane's identity. Each pane's file declares its own (`extension Pane { static let refunds = … }`)

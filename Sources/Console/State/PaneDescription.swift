@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// Everything the console knows about one pane. Each pane's file makes one, `Panes.all` lists

@@ -1,3 +1,4 @@
+import DeskCore
 import Foundation
 
 /// The IDs an agent looked up lately, per profile, so ↑ in the lookup field brings them back.

@@ -1,7 +1,8 @@
 import AppStoreServerAPI
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 /// Notifications as they arrive at the receiver, newest first, with where they come from.
 enum LiveView {

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// A dialog made of one `Modal`: drawn over the panes, and, when it is a confirmation, sent only

@@ -1,7 +1,8 @@
 import AppStoreServerAPI
+import DeskCore
+import DeskStore
 import Foundation
 import TerminalUI
-import WebhookStore
 
 /// Apple's notification history with each send attempt, and a test notification followed live.
 enum NotificationsView {

@@ -1,3 +1,4 @@
+import DeskCore
 import TerminalUI
 
 /// Where things are on the screen: one definition for the views and for the code that maps

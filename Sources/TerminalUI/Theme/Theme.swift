@@ -1,4 +1,5 @@
 import Foundation
+import TOML
 
 /// Semantic colour roles; widgets are given roles, never raw colours.
 public enum ThemeRole: String, CaseIterable, Sendable {

@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// `iapdesk audit`: every write recorded in the audit ledger, console and command line alike.
 struct AuditCommand: AsyncParsableCommand {

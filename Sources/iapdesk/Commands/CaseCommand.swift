@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 struct CaseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,7 +1,7 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
 import DemoServer
+import DeskCore
 import Foundation
 
 /// `iapdesk doctor`: is this profile ready to talk to Apple, and if not, what to fix.

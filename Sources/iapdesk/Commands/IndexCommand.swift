@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// Fills the store's account index from what is already known: the notifications the store holds
 /// and Apple's notification history.

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
 import Foundation
 
 /// `iapdesk init`: asks for a profile's settings, checking each, writes it into the config file

@@ -1,7 +1,7 @@
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// `iapdesk note ID ["text"]`: a case note about a customer, kept in the store so every agent on
 /// the same store reads it (the console's summary, case files); without text, lists them.

@@ -1,9 +1,9 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import NotificationReconcile
-import WebhookStore
 
 struct RecoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

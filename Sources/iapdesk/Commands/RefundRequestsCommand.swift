@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// The refund-request queue: Apple's CONSUMPTION_REQUESTs with their 12 hours, the answers sent and
 /// Apple's decisions.

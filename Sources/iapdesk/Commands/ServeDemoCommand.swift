@@ -1,7 +1,7 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
 import DemoServer
+import DeskCore
 import Foundation
 
 struct ServeDemoCommand: AsyncParsableCommand {

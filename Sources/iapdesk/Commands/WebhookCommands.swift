@@ -1,10 +1,10 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import Synchronization
 import WebhookReceiver
-import WebhookStore
 
 /// The notification store's location, shared by every command that reads or writes it.
 struct StoreOptions: ParsableArguments {

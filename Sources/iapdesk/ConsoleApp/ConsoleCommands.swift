@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import ArgumentParser
 import Console
 import DemoServer
+import DeskCore
 import Foundation
 import TerminalUI
 
@@ -210,14 +211,14 @@ enum ConsoleLauncher {
         let doctorFolder = NSTemporaryDirectory() + "iapdesk-console-doctor-\(getpid())"
         defer { if demo != nil { try? FileManager.default.removeItem(atPath: doctorFolder) } }
         let doctor = session.doctor(demoFolder: doctorFolder)
-        let profileServices = ConsoleServices(
+        let profileServices = DeskServices(
             client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received,
             doctor: doctor)
         let runner = EffectRunner(
             services: profileServices,
             makeServices: { environment in
                 if let demo {
-                    return ConsoleServices(
+                    return DeskServices(
                         client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
                         verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received, doctor: doctor)
                 }

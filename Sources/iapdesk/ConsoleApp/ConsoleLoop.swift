@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import Console
+import DeskCore
 import Foundation
 import Synchronization
 import TerminalUI

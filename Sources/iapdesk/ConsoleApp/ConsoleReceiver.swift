@@ -1,10 +1,11 @@
 import AppStoreServerAPI
 import ArgumentParser
 import Console
+import DeskCore
+import DeskStore
 import Foundation
 import PostgresStore
 import WebhookReceiver
-import WebhookStore
 
 /// The console's Live pane options: a receiver inside the console, the store it reads, and where `r` replays to.
 struct LiveOptions: ParsableArguments {

@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import WebhookReceiver
-import WebhookStore
 
 /// The demo's receiver starts with what would have arrived of the demo's notification history,
 /// so the Notifications pane shows each kind of gap from the first minute: delivered and stored;

@@ -1,4 +1,5 @@
 import Console
+import DeskCore
 import Foundation
 
 /// The first-run offer on the terminal as plain lines, answered with one key (no Enter needed

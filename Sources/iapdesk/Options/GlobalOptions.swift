@@ -1,6 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
-import Console
+import DeskCore
 import Foundation
 
 /// Options every command that talks to the API accepts.

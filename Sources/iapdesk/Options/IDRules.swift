@@ -1,5 +1,5 @@
 import ArgumentParser
-import Console
+import DeskCore
 
 /// IDs are checked here, with the console's rules, before anything reaches the server: a wrong
 /// ID is a usage error (exit 64) that names the rule it breaks.

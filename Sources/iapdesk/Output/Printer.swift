@@ -1,5 +1,5 @@
 import AppStoreServerAPI
-import Console
+import DeskCore
 import Foundation
 
 /// Writes command results: tables for people, stable JSON for scripts.

@@ -1,5 +1,5 @@
 import AppStoreServerAPI
-import Console
+import DeskCore
 import Foundation
 
 /// Signed records as JSON objects and table cells, with their verification always alongside.

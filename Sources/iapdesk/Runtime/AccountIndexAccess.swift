@@ -1,8 +1,8 @@
 import AppStoreServerAPI
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import PostgresStore
-import WebhookStore
 
 /// The store's account index for a session: the demo's store with --demo, else the store named by
 /// --store, IAPDESK_STORE or the profile (the one `listen` writes).

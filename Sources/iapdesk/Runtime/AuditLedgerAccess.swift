@@ -1,8 +1,8 @@
 import ArgumentParser
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import PostgresStore
-import WebhookStore
 
 /// Where the audit ledger is: in the store (the profile's team server, or the embedded file), a
 /// JSON-lines ledger of earlier versions imported into it once; the demo's in its state folder.

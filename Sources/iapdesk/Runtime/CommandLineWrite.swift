@@ -1,5 +1,5 @@
 import AppStoreServerAPI
-import Console
+import DeskCore
 import Foundation
 
 /// A write from the command line, sent the one way every write is sent: confirmed, recorded in the

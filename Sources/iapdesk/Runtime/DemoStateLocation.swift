@@ -1,5 +1,5 @@
-import Console
 import DemoServer
+import DeskCore
 import Foundation
 
 /// Where `--demo` and `iapdesk demo` keep the demo's state, and what is said about it at start.

@@ -1,8 +1,8 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskStore
 import Foundation
 import WebhookReceiver
-import WebhookStore
 
 /// The demo's notification store: one file in the demo's state folder for `iapdesk demo` and every
 /// `--demo` command (listen, received, reconcile, recover, replay), so that what one receives or

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
-import Console
 import DemoServer
+import DeskCore
 import Foundation
 
 /// Builds the `Doctor` for a profile as the commands would resolve it, or for the embedded demo.

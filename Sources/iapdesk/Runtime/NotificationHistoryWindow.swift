@@ -1,5 +1,5 @@
 import AppStoreServerAPI
-import Console
+import DeskCore
 import Foundation
 import NotificationReconcile
 

@@ -1,7 +1,7 @@
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import WebhookReceiver
-import WebhookStore
 
 /// Re-posts notification bodies to an endpoint (with listen's forwarder: same timeout and error
 /// texts) and records each outcome in the store's replays table.

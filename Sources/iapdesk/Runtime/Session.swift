@@ -1,6 +1,6 @@
 import AppStoreServerAPI
-import Console
 import DemoServer
+import DeskCore
 import Foundation
 
 /// What a command works with: a client, a verifier and the profile, against Apple or the demo.

@@ -1,6 +1,6 @@
+import DeskStore
 import Foundation
 import PostgresStore
-import WebhookStore
 
 /// The store a command works on.
 struct ResolvedStore {

@@ -1,7 +1,7 @@
-import Console
+import DeskCore
+import DeskStore
 import Foundation
 import PostgresStore
-import WebhookStore
 
 /// The doctor's check of the notification store a profile names (its ledger and notes live there
 /// too): a file, which may not be made yet, or a team's server, which must answer and take the role.

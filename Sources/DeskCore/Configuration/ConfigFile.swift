@@ -1,7 +1,7 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import TerminalUI
-import WebhookStore
+import TOML
 
 /// `config.toml`: named profiles and which one is the default.
 ///

@@ -1,4 +1,4 @@
-@testable import Console
+@testable import DeskCore
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import AppStoreServerAPI
-@testable import Console
+@testable import DeskCore
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Console
+import DeskCore
 
 /// Prints the console's key bindings as Markdown: docs/keybindings.md is this output.
 struct KeybindingsCommand: ParsableCommand {

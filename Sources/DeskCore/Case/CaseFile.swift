@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// One document an agent attaches to a ticket: who the customer is, where they were found and
 /// whether every signature verified; subscriptions and renewal info in words; purchases; refunds;
@@ -31,16 +31,6 @@ public struct CaseFile: Sendable {
     /// Everything that happened to the customer, in time order.
     public var timeline: [TimelineEvent] { Timeline.events(customer: customer, writes: writes, notes: notes, received: received) }
 
-    /// The customer's original transactions: what a write for them is sent to.
-    public static func originalTransactionIds(_ customer: CustomerState) -> Set<String> {
-        var ids = Set(customer.subscriptions.value?.map(\.originalTransactionId) ?? [])
-        for row in (customer.history.value ?? []) + (customer.order.value?.transactions ?? []) {
-            if let id = row.payload?.originalTransactionId { ids.insert(id) }
-        }
-        if let id = customer.transaction.value?.payload?.originalTransactionId { ids.insert(id) }
-        return ids
-    }
-
     /// The ledger's writes for this app in the customer's environment (the same IDs elsewhere are
     /// other purchases) sent to one of the customer's IDs, or recorded with the order looked up.
     public static func writes(for customer: CustomerState, in records: [WriteRecord], environment: AppStoreEnvironment, bundleId: String?) -> [WriteRecord] {
@@ -48,7 +38,7 @@ public struct CaseFile: Sendable {
         let records = records.filter { record in
             record.account.map { $0.environment == environment && (bundleId == nil || $0.bundleId == bundleId) } ?? false
         }
-        var ids = originalTransactionIds(customer)
+        var ids = Set(customer.originalTransactionIds)
         for row in customer.history.value ?? [] { if let id = row.payload?.transactionId { ids.insert(id) } }
         ids.insert(customer.query)
         // A write names the customer by an ID in its path, or by the order it was looked up by.
@@ -77,7 +67,7 @@ public struct CaseFile: Sendable {
         out.append("- Generated: \(DisplayFormat.date(generatedAt, seconds: true))")
         out.append("- Environment: \((c.environment ?? environment).label)")
         if case .orderId = IDKind.classify(c.query) { out.append("- Order ID: \(c.query)") }
-        let originals = Self.originalTransactionIds(c).sorted()
+        let originals = c.originalTransactionIds
         if !originals.isEmpty { out.append("- Original transaction IDs: \(originals.joined(separator: ", "))") }
         if let app = c.appTransaction.value?.payload?.appTransactionId { out.append("- App transaction ID: \(app)") }
         if let match = c.account.value {
@@ -216,7 +206,7 @@ public struct CaseFile: Sendable {
         }
         var document: [String: Any] = [
             "query": c.query, "environment": (c.environment ?? environment).rawValue, "generatedAt": DisplayFormat.iso(generatedAt),
-            "originalTransactionIds": Self.originalTransactionIds(c).sorted(), "verification": verdict,
+            "originalTransactionIds": c.originalTransactionIds, "verification": verdict,
         ]
         if let match = c.account.value {
             document["lookedUpBy"] = [

@@ -1,3 +1,4 @@
+import Foundation
 extension Optional {
     /// `map` for an async transform (verifying an optional JWS, say).
     public func asyncMap<T>(_ transform: (Wrapped) async -> T) async -> T? {

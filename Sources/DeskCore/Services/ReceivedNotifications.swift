@@ -1,5 +1,5 @@
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// Where the console reads the notifications that arrived at a receiver: the store that
 /// `iapdesk listen` (or this console's own receiver) writes. Opened on first use and again after
@@ -26,9 +26,9 @@ public final class ReceivedNotifications: Sendable {
 
     public func store() async throws -> any NotificationStore { try await connection.store() }
 
-    var canReplay: Bool { replayer != nil }
+    public var canReplay: Bool { replayer != nil }
 
-    func replay(_ notification: StoredNotification, to url: URL) async -> ReplayOutcome {
+    public func replay(_ notification: StoredNotification, to url: URL) async -> ReplayOutcome {
         guard let replayer else { return ReplayOutcome(result: "replays are not available here", status: nil, milliseconds: 0) }
         do {
             return await replayer(try await store(), notification, url)

@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// The append-only record of every write, from the console and the command line alike: the intent
 /// is written and flushed to disk before the request, each re-send before it goes, the outcome

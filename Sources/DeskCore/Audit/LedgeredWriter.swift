@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// Who is writing, and where the ledger is: everything a write needs besides its request.
 public struct WriteContext: Sendable {

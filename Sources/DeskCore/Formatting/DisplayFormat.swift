@@ -27,7 +27,7 @@ public enum DisplayFormat {
     }
 
     /// Calendar fields in UTC through gmtime_r: cheap enough to call for every visible row of every frame.
-    static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
+    public static func utcParts(_ date: Date) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int)? {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var fields = tm()
         guard gmtime_r(&seconds, &fields) != nil else { return nil }

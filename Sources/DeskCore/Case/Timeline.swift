@@ -1,6 +1,6 @@
 import AppStoreServerAPI
+import DeskStore
 import Foundation
-import WebhookStore
 
 /// One thing that happened to a customer, from one source.
 public struct TimelineEvent: Sendable, Equatable {
