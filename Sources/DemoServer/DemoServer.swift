@@ -239,7 +239,7 @@ public final class DemoServer: Sendable {
 
     /// A client for this server, with the documented Sandbox fallback when it starts in Production.
     public func makeClient(
-        environment: AppStoreEnvironment? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        environment: AppStoreEnvironment? = nil, transport: any HTTPTransport = AsyncHTTPClientTransport(),
         retryPolicy: RetryPolicy = RetryPolicy(), timeout: TimeInterval = 30, callTimeout: TimeInterval? = nil
     ) throws -> AppStoreServerClient {
         let environment = environment ?? self.environment

@@ -37,7 +37,7 @@ struct DeliveryHandler: Sendable {
         self.store = guarded
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
-        self.forwarder = configuration.forward.map(Forwarder.init)
+        self.forwarder = configuration.forward.map { Forwarder($0) }
         let metrics = ReceiverMetrics(enabled: configuration.metricsPath != nil || configuration.metricsAddress != nil)
         self.metrics = metrics
         let counters = ReceiverCounters(factory: metrics.factory)

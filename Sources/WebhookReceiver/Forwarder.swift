@@ -1,8 +1,6 @@
+import AppStoreServerAPI
 import DeskStore
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Where `listen --forward-to` sends each stored notification, as the Stripe CLI's `listen` does.
 public struct ForwardConfiguration: Sendable {
@@ -22,21 +20,15 @@ public struct ForwardConfiguration: Sendable {
 
 /// POSTs the body as it arrived to the forward URL and says what came of it. `listen --forward-to`
 /// forwards with it; `replay` and `recover` re-post with it.
-public final class Forwarder: @unchecked Sendable {
-    // URLSession is thread-safe; it is not marked Sendable on every platform.
-    private let session: URLSession
+public final class Forwarder: Sendable {
+    /// The process's shared HTTP client: a forward waiting for a slow app costs no CPU.
+    private let transport: any HTTPTransport
     public let configuration: ForwardConfiguration
 
-    public init(_ configuration: ForwardConfiguration) {
+    public init(_ configuration: ForwardConfiguration, transport: any HTTPTransport = AsyncHTTPClientTransport()) {
         self.configuration = configuration
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        // The deadline is kept here (see forward); URLSession's own, in whole seconds on Linux, only backs it up.
-        sessionConfiguration.timeoutIntervalForRequest = configuration.timeout.rounded(.up) + 1
-        sessionConfiguration.timeoutIntervalForResource = configuration.timeout.rounded(.up) + 1
-        session = URLSession(configuration: sessionConfiguration)
+        self.transport = transport
     }
-
-    deinit { session.finishTasksAndInvalidate() }
 
     public struct Result: Sendable, Equatable {
         /// "HTTP 200", "timed out after 10 s", "not delivered: cannot connect".
@@ -56,33 +48,16 @@ public final class Forwarder: @unchecked Sendable {
 
     /// POSTs `body` as JSON with these headers, within the configured timeout.
     public func post(_ body: Data, headers: [String: String]) async -> Result {
-        var request = URLRequest(url: configuration.url, timeoutInterval: configuration.timeout.rounded(.up) + 1)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let request = HTTPRequest(
+            method: "POST", url: configuration.url,
+            headers: [("Content-Type", "application/json")] + headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+            body: body, timeout: configuration.timeout)
         let start = ContinuousClock.now
-        let session = self.session
-        let timeout = configuration.timeout
         do {
-            // The HTTP status, nil for an answer that is not HTTP; the outer nil is the deadline.
-            let answer: Int?? = try await withThrowingTaskGroup(of: Int??.self) { [request] group in
-                group.addTask { .some((try await session.data(for: request).1 as? HTTPURLResponse)?.statusCode) }
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                    return .none
-                }
-                let first = try await group.next() ?? .none
-                group.cancelAll()
-                return first
-            }
-            guard let status = answer else { throw URLError(.timedOut) }
-            let milliseconds = DeliveryHandler.milliseconds(since: start)
-            guard let status else {
-                return Result(summary: "not an HTTP answer", status: nil, milliseconds: milliseconds, mirrored: 502)
-            }
-            return Result(summary: "HTTP \(status)", status: status, milliseconds: milliseconds, mirrored: status)
-        } catch let error as URLError where error.code == .timedOut {
+            // The transport ends the request, answer and body, at the timeout.
+            let status = try await transport.send(request).status
+            return Result(summary: "HTTP \(status)", status: status, milliseconds: DeliveryHandler.milliseconds(since: start), mirrored: status)
+        } catch let failure as TransportFailure where failure.kind == .timedOut {
             return Result(
                 summary: "timed out after \(String(format: "%g", configuration.timeout)) s", status: nil, milliseconds: DeliveryHandler.milliseconds(since: start),
                 mirrored: 504)
@@ -95,17 +70,18 @@ public final class Forwarder: @unchecked Sendable {
 
     /// A failed POST in a few words ("cannot connect", "TLS failed"), as forwards and re-posts say it.
     public static func describe(_ error: any Error) -> String {
-        if let error = error as? URLError {
-            switch error.code {
-            case .cannotConnectToHost: return "cannot connect"
-            case .cannotFindHost, .dnsLookupFailed: return "host not found"
-            case .networkConnectionLost: return "connection lost"
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
-                 .serverCertificateNotYetValid:
-                return "TLS failed"
-            default: return "URL error \(error.code.rawValue)"
+        if let failure = error as? TransportFailure {
+            switch failure.kind {
+            case .cannotConnect: return "cannot connect"
+            case .dns: return "host not found"
+            case .connectionLost: return "connection lost"
+            case .tls: return "TLS failed"
+            case .timedOut: return "timed out"
+            case .responseTooLarge: return "answer too large"
+            case .other: return failure.detail
             }
         }
+        if error is CancellationError { return "cancelled" }
         return "\(error)"
     }
 }

@@ -54,6 +54,9 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .long, help: "Milliseconds the demo server waits before each answer for the latency_ figures (Apple's round trip is about 150).")
     var latencyMs: Int = 150
 
+    @Option(name: .long, help: "Seconds the wait_ figures' requests wait on a server that never answers (their timeout).")
+    var waitSeconds: Double = 5
+
     func run() async throws {
         if selected("jws_") {
             if let jwsFile {
@@ -76,6 +79,9 @@ struct Bench: AsyncParsableCommand {
         }
         if !skipDemo && jwsFile == nil && selected("latency_") {
             try await LatencyBench.run(latencyMs: latencyMs)
+        }
+        if jwsFile == nil && selected("wait_") {
+            try await WaitBench.run(requests: 10, seconds: waitSeconds)
         }
     }
 

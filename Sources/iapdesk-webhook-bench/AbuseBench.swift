@@ -3,9 +3,6 @@ import DemoServer
 import DeskStore
 import Foundation
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The receiver under abuse: valid notifications while slow clients hold connections, and what a
 /// refused body costs beside a valid one.
@@ -24,17 +21,14 @@ extension WebhookBench {
         let held = receiver.openConnections
         let count = min(self.count, 1000)
         let bodies = try Self.bodies(count, demo: demo)
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpMaximumConnectionsPerHost = concurrency
-        sessionConfiguration.timeoutIntervalForRequest = 60
-        let session = URLSession(configuration: sessionConfiguration)
+        let transport = AsyncHTTPClientTransport(connectionsPerHost: concurrency)
         // For longer than the read timeout (and its 5 s of grace), so that slow clients are cut and
         // replaced while valid ones are measured; after the first round the bodies are repeats.
         var latencies: [Double] = []
         var failures = 0
         let until = ContinuousClock.now + configuration.readTimeout + .seconds(6)
         repeat {
-            let (_, round, failed) = try await Self.send(bodies, to: receiver.url, session: session, concurrency: concurrency)
+            let (_, round, failed) = try await Self.send(bodies, to: receiver.url, transport: transport, concurrency: concurrency)
             latencies += round
             failures += failed
         } while ContinuousClock.now < until
@@ -44,7 +38,6 @@ extension WebhookBench {
         Self.figure("receiver_valid_p99_with_\(slow)_slow", p99, "ms (limit 1000 ms: \(String(format: "%.3f", p99 / 1000)) of it)")
         Self.figure("receiver_valid_not_200_with_\(slow)_slow", Double(failures), "of \(latencies.count) requests")
         print("# \(held) slow connections open when the valid ones were sent; \(trickle.replaced) answered 408 or cut and replaced meanwhile.")
-        session.finishTasksAndInvalidate()
         trickle.stop()
         await receiver.stop()
         try await store.close()

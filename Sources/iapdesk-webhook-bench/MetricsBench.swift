@@ -1,10 +1,8 @@
+import AppStoreServerAPI
 import DemoServer
 import DeskStore
 import Foundation
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// What the receiver's metrics cost: its rate of valid notifications with /metrics on and off.
 extension WebhookBench {
@@ -48,9 +46,8 @@ extension WebhookBench {
         }
         if let metrics = receivers[0].receiver.metricsURL {
             // Scraped once, as Prometheus would: the figures are only worth having if this works.
-            var request = URLRequest(url: metrics)
-            request.httpMethod = "GET"
-            let scraped = (try? await URLSession.shared.data(for: request)).map { String(decoding: $0.0, as: UTF8.self) } ?? ""
+            let request = HTTPRequest(method: "GET", url: metrics, timeout: 30)
+            let scraped = (try? await AsyncHTTPClientTransport().send(request)).map { String(decoding: $0.body, as: UTF8.self) } ?? ""
             let stored = scraped.split(separator: "\n").filter { $0.hasPrefix("iapdesk_receiver_notifications_stored_total{") }
                 .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
             print("# /metrics counted \(Int(stored)) stored of \(pairs * count) sent to the receiver with metrics on")

@@ -5,9 +5,6 @@ import DeskStore
 import Foundation
 import Synchronization
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Prints one figure per line as `name: value unit`: the notification store's writes and the
 /// receiver's end-to-end rate over loopback (docs/webhooks.md, Figures).
@@ -128,23 +125,19 @@ struct WebhookBench: AsyncParsableCommand {
         configuration.port = 0
         let receiver = try await NotificationReceiver.start(configuration, verifier: try demo.makeVerifier(), store: store)
         let bodies = try Self.bodies(count, demo: demo)
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.httpMaximumConnectionsPerHost = concurrency
-        sessionConfiguration.timeoutIntervalForRequest = 60
-        let session = URLSession(configuration: sessionConfiguration)
+        let transport = AsyncHTTPClientTransport(connectionsPerHost: concurrency)
         let url = receiver.url
 
-        let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, transport: transport, concurrency: concurrency)
         Self.figure("receiver_verified_stored_c\(concurrency)", Double(count) / verified, "notifications/s")
         Self.figure("receiver_verified_stored_p50", Self.percentile(verifiedLatencies, 0.5), "ms")
         Self.figure("receiver_verified_stored_p99", Self.percentile(verifiedLatencies, 0.99), "ms")
         Self.figure("receiver_verified_stored_not_200", Double(verifiedFailures), "requests")
-        let (repeated, _, _) = try await Self.send(bodies, to: url, session: session, concurrency: concurrency)
+        let (repeated, _, _) = try await Self.send(bodies, to: url, transport: transport, concurrency: concurrency)
         Self.figure("receiver_repeat_c\(concurrency)", Double(count) / repeated, "deliveries/s")
         let junk = Array(repeating: Data("not json".utf8), count: count)
-        let (quarantined, _, _) = try await Self.send(junk, to: url, session: session, concurrency: concurrency, expecting: 400)
+        let (quarantined, _, _) = try await Self.send(junk, to: url, transport: transport, concurrency: concurrency, expecting: 400)
         Self.figure("receiver_quarantine_c\(concurrency)", Double(count) / quarantined, "bodies/s")
-        session.finishTasksAndInvalidate()
         await receiver.stop()
         try await store.close()
         await demo.stop()
@@ -179,7 +172,7 @@ struct WebhookBench: AsyncParsableCommand {
 
     /// Posts every body with `concurrency` in flight; seconds in all, each request's milliseconds, and how many were not `expecting`.
     static func send(
-        _ bodies: [Data], to url: URL, session: URLSession, concurrency: Int, expecting: Int = 200
+        _ bodies: [Data], to url: URL, transport: any HTTPTransport, concurrency: Int, expecting: Int = 200
     ) async throws -> (Double, [Double], Int) {
         let next = Counter()
         let clock = ContinuousClock()
@@ -192,12 +185,10 @@ struct WebhookBench: AsyncParsableCommand {
                     while true {
                         let index = next.take()
                         guard index < bodies.count else { break }
-                        var request = URLRequest(url: url)
-                        request.httpMethod = "POST"
-                        request.httpBody = bodies[index]
-                        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                        let request = HTTPRequest(
+                            method: "POST", url: url, headers: [("Content-Type", "application/json")], body: bodies[index], timeout: 60)
                         let sent = clock.now
-                        let status = (try? await session.data(for: request)).flatMap { ($0.1 as? HTTPURLResponse)?.statusCode }
+                        let status = try? await transport.send(request).status
                         latencies.append(seconds(clock.now - sent) * 1000)
                         if status != expecting { failures += 1 }
                     }

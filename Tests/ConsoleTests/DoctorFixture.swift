@@ -33,7 +33,7 @@ struct DoctorFixture {
     }
 
     /// One transport for every fixture: each console harness makes a doctor, most never run it.
-    static let transport = URLSessionTransport()
+    static let transport = AsyncHTTPClientTransport()
 
     /// The doctor trying both of the demo's environments, with `now` as this machine's clock.
     func doctor(_ server: DemoServer, now: @escaping @Sendable () -> Date = { Date() }) -> Doctor {

@@ -43,6 +43,32 @@ enum SharedDoctorDemo {
         #expect(report.checks.filter { $0.name != "clock" }.allSatisfy { $0.fix == nil })
     }
 
+    @Test func theWholeRunKeepsToItsDeadlineAndSaysWhatDidNotAnswer() async throws {
+        let server = try await SharedDoctorDemo.server.value
+        let fixture = try DoctorFixture(server)
+        defer { fixture.remove() }
+        let doctor = Doctor(
+            profile: fixture.profile, config: nil, endpoints: [server.serverEnvironment(.production), server.serverEnvironment(.sandbox)],
+            transport: Silent(), timeout: 1)
+        let hangingStore = Doctor.ServerCheck(name: "store", fix: "Check the store's server.") {
+            try? await Task.sleep(for: .seconds(3600))
+            return DoctorCheck("store", .pass, "answered late")
+        }
+        let started = ContinuousClock.now
+        let report = await doctor.run(alongside: [hangingStore])
+        let elapsed = ContinuousClock.now - started
+        // The bound leaves room for a busy machine; a deadline not kept would take an hour.
+        #expect(elapsed >= .milliseconds(950) && elapsed < .seconds(60), "took \(elapsed)")
+        for name in ["token in Production", "token in Sandbox", "store"] {
+            let check = try #require(report.check(name))
+            #expect(check.status == .fail)
+            #expect(check.detail.contains("within the doctor's 1 s deadline"), "\(check.detail)")
+            #expect(check.fix?.contains("--timeout") == true)
+        }
+        #expect(report.check("clock")?.status == .skip)
+        #expect(report.checks.last?.name == "store")
+    }
+
     @Test func aKeyTheServerDoesNotKnowIsRefusedWithEveryCause() async throws {
         let report = try await report { fixture in
             // A real P-256 key, but not the one the demo expects: what a revoked key or another team's key gives.
@@ -210,5 +236,13 @@ enum SharedDoctorDemo {
     @Test func httpDatesAreRead() {
         #expect(TokenProbe.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
         #expect(TokenProbe.httpDate("yesterday") == nil)
+    }
+}
+
+/// A server that never answers: every request waits until it is cancelled.
+private struct Silent: HTTPTransport {
+    func send(_ request: AppStoreServerAPI.HTTPRequest) async throws -> HTTPResponse {
+        try await Task.sleep(for: .seconds(3600))
+        throw CancellationError()
     }
 }

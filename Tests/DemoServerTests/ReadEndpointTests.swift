@@ -1,9 +1,6 @@
 import AppStoreServerAPI
 @testable import DemoServer
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 
 /// Every read endpoint through the real client over loopback: happy paths, filters, paging, errors.
@@ -200,9 +197,9 @@ import Testing
 
     @Test func seedIDsDescribeTheDataset() async throws {
         let server = try await SharedDemo.get()
-        let (data, response) = try await URLSession.shared.data(from: server.seedURL)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        let seeds = try JSONDecoder().decode(DemoSeedIDs.self, from: data)
+        let response = try await AsyncHTTPClientTransport().send(AppStoreServerAPI.HTTPRequest(method: "GET", url: server.seedURL, timeout: 30))
+        #expect(response.status == 200)
+        let seeds = try JSONDecoder().decode(DemoSeedIDs.self, from: response.body)
         #expect(seeds.bundleId == DemoServer.bundleId)
         #expect(seeds.orderIds.contains("MK5TTTVWJH"))
         #expect(seeds.customers.count >= 12)

@@ -1,9 +1,6 @@
 import AppStoreServerAPI
 @testable import DemoServer
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
@@ -47,16 +44,11 @@ extension DemoServer {
         let base = environment == .sandbox ? sandboxURL : productionURL
         var text = base.absoluteString + path
         if let query { text += "?" + query }
-        var request = URLRequest(url: URL(string: text)!)
-        request.httpMethod = method
-        request.setValue("Bearer \(try await RequestTokenSigner(credentials: credentials).token())", forHTTPHeaderField: "Authorization")
-        if let body {
-            request.httpBody = Data(body.utf8)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? AppStoreJSON.decode(ErrorPayload.self, from: data))?.errorCode)
+        var headers = [(name: "Authorization", value: "Bearer \(try await RequestTokenSigner(credentials: credentials).token())")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let request = AppStoreServerAPI.HTTPRequest(method: method, url: URL(string: text)!, headers: headers, body: body.map { Data($0.utf8) }, timeout: 30)
+        let response = try await AsyncHTTPClientTransport().send(request)
+        return (response.status, (try? AppStoreJSON.decode(ErrorPayload.self, from: response.body))?.errorCode)
     }
 
     /// The error code `raw` got, checking the status is its first three digits as Apple's is.

@@ -122,7 +122,7 @@ import Testing
 /// Answers every Nth request with Apple's 429 instead of sending it on.
 final class Refusing: HTTPTransport {
     let every: Int
-    private let inner = URLSessionTransport()
+    private let inner = AsyncHTTPClientTransport()
     private let state = Mutex<(count: Int, refused: Int)>((0, 0))
 
     init(every: Int) { self.every = every }
@@ -147,7 +147,7 @@ final class Refusing: HTTPTransport {
 
 /// Counts the requests that went out, and when (on the client's clock).
 final class Counting: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner = AsyncHTTPClientTransport()
     private let clock: VirtualClock
     private let sent = Mutex<[Date]>([])
     var count: Int { sent.withLock { $0.count } }

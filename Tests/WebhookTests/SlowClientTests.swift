@@ -1,10 +1,8 @@
+import AppStoreServerAPI
 import DeskStore
 import Foundation
 import Testing
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Slow and greedy senders (real sockets, a bounded number of them) against the receiver's limits.
 @Suite struct SlowClientTests {
@@ -95,13 +93,9 @@ import FoundationNetworking
             $0.unlimitedPeers = []
         })
         #expect(try await bench.post(Data("first".utf8)).status == 400)
-        var request = URLRequest(url: bench.url)
-        request.httpMethod = "POST"
-        request.httpBody = Data("second".utf8)
-        let (_, response) = try await Poster.session.data(for: request)
-        let http = try #require(response as? HTTPURLResponse)
-        #expect(http.statusCode == 429)
-        #expect(Int(http.value(forHTTPHeaderField: "Retry-After") ?? "") ?? 0 >= 1)
+        let response = try await Poster.transport.send(HTTPRequest(method: "POST", url: bench.url, body: Data("second".utf8), timeout: 30))
+        #expect(response.status == 429)
+        #expect(Int(response.header("Retry-After") ?? "") ?? 0 >= 1)
         #expect(bench.receiver.counters[.rateLimited] == 1)
         // Only the first was read and kept.
         #expect(try await bench.store.quarantined(QuarantineFilter()).count == 1)

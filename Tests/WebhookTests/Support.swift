@@ -4,9 +4,6 @@ import DeskStore
 import Foundation
 import Synchronization
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// A temporary folder removed at the end of a test.
 struct TemporaryFolder {
@@ -85,22 +82,15 @@ struct HTTPAnswer {
 }
 
 enum Poster {
-    static let session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
-        configuration.httpMaximumConnectionsPerHost = 16
-        return URLSession(configuration: configuration)
-    }()
+    /// The process's shared HTTP client, as iapdesk's own requests use.
+    static let transport = AsyncHTTPClientTransport()
 
     static func post(_ body: Data, to url: URL, method: String = "POST", contentType: String = "application/json") async throws -> HTTPAnswer {
-        var request = URLRequest(url: url, timeoutInterval: 30)
-        request.httpMethod = method
-        if method != "GET" {
-            request.httpBody = body
-            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
-        }
-        let (data, response) = try await session.data(for: request)
-        return HTTPAnswer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        let sendsBody = method != "GET"
+        let request = HTTPRequest(
+            method: method, url: url, headers: sendsBody ? [("Content-Type", contentType)] : [], body: sendsBody ? body : nil, timeout: 30)
+        let response = try await transport.send(request)
+        return HTTPAnswer(status: response.status, body: response.body)
     }
 }
 

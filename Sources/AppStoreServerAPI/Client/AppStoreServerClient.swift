@@ -24,7 +24,7 @@ public struct AppStoreServerClient: Sendable {
         credentials: Credentials,
         environment: ServerEnvironment,
         fallbackEnvironment: ServerEnvironment? = nil,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = AsyncHTTPClientTransport(),
         retryPolicy: RetryPolicy = RetryPolicy(),
         timeout: TimeInterval = 30,
         callTimeout: TimeInterval? = nil,
@@ -57,7 +57,7 @@ public struct AppStoreServerClient: Sendable {
 
     /// Apple's Production with the documented Sandbox fallback, or Apple's Sandbox.
     public static func apple(
-        credentials: Credentials, environment: AppStoreEnvironment, transport: any HTTPTransport = URLSessionTransport(),
+        credentials: Credentials, environment: AppStoreEnvironment, transport: any HTTPTransport = AsyncHTTPClientTransport(),
         callTimeout: TimeInterval? = nil
     ) throws -> AppStoreServerClient {
         let primary: ServerEnvironment = environment == .sandbox ? .sandbox : .production

@@ -1,17 +1,17 @@
 import Foundation
 import Synchronization
 
-/// Runs an operation for at most a given time. URLSession's timeout fires only when a connection
-/// goes quiet, so an answer trickling in byte by byte, or a transport that never returns, would
-/// otherwise hold a call for ever; here the operation is abandoned at the limit (and cancelled,
-/// without waiting for it to notice).
-enum TimeLimit {
-    enum Outcome<Value: Sendable>: Sendable {
+/// Runs an operation for at most a given time: the operation is abandoned at the limit (and
+/// cancelled, without waiting for it to notice). `AsyncHTTPClientTransport` ends its requests at
+/// their timeout itself; this keeps any transport (an injected one, a test's) from holding a call
+/// for ever, and bounds the doctor's checks.
+public enum TimeLimit {
+    public enum Outcome<Value: Sendable>: Sendable {
         case finished(Result<Value, any Error>)
         case timedOut
     }
 
-    static func run<Value: Sendable>(
+    public static func run<Value: Sendable>(
         seconds: TimeInterval, _ operation: @escaping @Sendable () async throws -> Value
     ) async -> Outcome<Value> {
         let race = Race<Outcome<Value>>()

@@ -6,6 +6,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Header names as sent; order kept.
     public var headers: [(name: String, value: String)]
     public var body: Data?
+    /// Seconds the whole exchange may take: connecting, sending, the answer and its body.
     public var timeout: TimeInterval
 
     public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: Data? = nil, timeout: TimeInterval = 30) {
@@ -43,7 +44,8 @@ public struct HTTPResponse: Sendable, Equatable {
 
 /// The one seam between the client and the network; tests inject their own.
 public protocol HTTPTransport: Sendable {
-    /// Sends the request; throws `TransportFailure` when no HTTP answer arrived and
-    /// `CancellationError` when the calling task was cancelled.
+    /// Sends the request; throws `TransportFailure` when no HTTP answer arrived (kind `.timedOut`
+    /// when no complete answer arrived within `request.timeout`) and `CancellationError` when the
+    /// calling task was cancelled. `AsyncHTTPClientTransport` is the network's.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }

@@ -1,49 +1,37 @@
 import AppStoreServerAPI
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Delivers notifications as Apple does: POST {"signedPayload": JWS} to the configured URL,
 /// and reports the outcome as one of Apple's send-attempt results.
 struct WebhookSender: Sendable {
     let timeout: TimeInterval
+    /// The process's shared HTTP client: a delivery waiting for a slow endpoint costs no CPU.
+    var transport: any HTTPTransport = AsyncHTTPClientTransport()
 
     func deliver(signedPayload: String, to url: URL) async -> SendAttemptResult {
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue("App Store Server Notifications (iapdesk demo)", forHTTPHeaderField: "User-Agent")
-        request.httpBody = try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
+        let body = try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+        let request = HTTPRequest(
+            method: "POST", url: url,
+            headers: [("Content-Type", "application/json"), ("User-Agent", "App Store Server Notifications (iapdesk demo)")],
+            body: body, timeout: timeout)
         do {
-            let (_, response) = try await session.data(for: request)
-            guard let http = response as? HTTPURLResponse else { return .invalidResponse }
-            return (200...206).contains(http.statusCode) ? .success : .unsuccessfulHTTPResponseCode
-        } catch let error as URLError {
-            return Self.result(for: error)
+            let response = try await transport.send(request)
+            return (200...206).contains(response.status) ? .success : .unsuccessfulHTTPResponseCode
+        } catch let failure as TransportFailure {
+            return Self.result(for: failure)
         } catch {
             return .other
         }
     }
 
-    static func result(for error: URLError) -> SendAttemptResult {
-        switch error.code {
+    static func result(for failure: TransportFailure) -> SendAttemptResult {
+        switch failure.kind {
         case .timedOut: return .timedOut
-        case .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed, .notConnectedToInternet: return .socketIssue
-        case .networkConnectionLost: return .noResponse
-        case .badServerResponse, .zeroByteResource: return .invalidResponse
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
-             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected,
-             .clientCertificateRequired:
-            return .tlsIssue
-        case .httpTooManyRedirects, .redirectToNonExistentLocation: return .circularRedirect
-        case .cannotDecodeContentData, .cannotDecodeRawData, .cannotParseResponse: return .unsupportedCharset
-        default: return .other
+        case .cannotConnect, .dns: return .socketIssue
+        case .connectionLost: return .noResponse
+        case .tls: return .tlsIssue
+        case .responseTooLarge: return .invalidResponse
+        case .other: return .other
         }
     }
 }

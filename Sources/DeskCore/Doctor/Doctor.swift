@@ -26,20 +26,39 @@ public struct Doctor: Sendable {
     public var transport: any HTTPTransport
     /// This machine's clock; tests skew it.
     public var now: @Sendable () -> Date
+    /// Seconds the whole run may take (`--timeout`, the profile's timeout): a check still waiting
+    /// for a server then is reported as not answered in time, and the run ends.
+    public var timeout: TimeInterval
+
+    /// A check that waits for a server of its own (the notification store's), run beside the token
+    /// probes within the run's deadline.
+    public struct ServerCheck: Sendable {
+        public var name: String
+        /// What to check when the server did not answer in time.
+        public var fix: String
+        public var run: @Sendable () async -> DoctorCheck
+
+        public init(name: String, fix: String, run: @escaping @Sendable () async -> DoctorCheck) {
+            self.name = name
+            self.fix = fix
+            self.run = run
+        }
+    }
 
     /// A clock further off than this makes Apple refuse tokens (issued in the future, or expired).
     public static let failingSkew: TimeInterval = 60
     public static let warningSkew: TimeInterval = 10
 
     public init(
-        profile: Profile, config: ConfigSource?, endpoints: [ServerEnvironment]? = nil, transport: any HTTPTransport = URLSessionTransport(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        profile: Profile, config: ConfigSource?, endpoints: [ServerEnvironment]? = nil, transport: any HTTPTransport = AsyncHTTPClientTransport(),
+        now: @escaping @Sendable () -> Date = { Date() }, timeout: TimeInterval? = nil
     ) {
         self.profile = profile
         self.config = config
         self.endpoints = endpoints ?? Self.endpoints(for: profile)
         self.transport = transport
         self.now = now
+        self.timeout = timeout ?? profile.effectiveTimeout
     }
 
     /// Apple's Production and Sandbox hosts; with a base URL, only the profile's environment there
@@ -51,7 +70,11 @@ public struct Doctor: Sendable {
         return [.production, .sandbox]
     }
 
-    public func run() async -> DoctorReport {
+    /// Every check, `serverChecks` last; the ones that wait for a server run at once, and all of
+    /// them are done (or reported as not answered in time) by the end of `timeout`.
+    public func run(alongside serverChecks: [ServerCheck] = []) async -> DoctorReport {
+        let deadline = ContinuousClock.now + .milliseconds(Int64(max(0, timeout) * 1000))
+        async let others = Self.runServerChecks(serverChecks, by: deadline, allowance: timeout)
         var checks = [configCheck()]
         checks.append(issuerIdCheck())
         checks.append(keyIdCheck())
@@ -60,8 +83,41 @@ public struct Doctor: Sendable {
         checks.append(bundleIdCheck())
         checks.append(appAppleIdCheck())
         checks.append(rootCertificatesCheck())
-        checks += await remoteChecks(key: key)
+        checks += await remoteChecks(key: key, by: deadline)
+        checks += await others
         return DoctorReport(checks: checks)
+    }
+
+    /// Seconds from now to `deadline` (none left: 0).
+    static func seconds(until deadline: ContinuousClock.Instant) -> TimeInterval {
+        let left = deadline - .now
+        return max(0, Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18)
+    }
+
+    static func words(_ seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
+    }
+
+    static let moreTime = "allow more time with --timeout SECONDS (or timeout = SECONDS in the profile)"
+
+    static func runServerChecks(_ serverChecks: [ServerCheck], by deadline: ContinuousClock.Instant, allowance: TimeInterval) async -> [DoctorCheck] {
+        await withTaskGroup(of: (Int, DoctorCheck).self) { group in
+            for (index, check) in serverChecks.enumerated() {
+                group.addTask {
+                    switch await TimeLimit.run(seconds: seconds(until: deadline), { await check.run() }) {
+                    case .finished(.success(let result)):
+                        return (index, result)
+                    case .finished(.failure), .timedOut:
+                        return (index, DoctorCheck(
+                            check.name, .fail, "no answer within the doctor's \(words(allowance)) deadline",
+                            fix: "\(check.fix) Or \(moreTime).", failure: .unavailable))
+                    }
+                }
+            }
+            var results: [(Int, DoctorCheck)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
     }
 
     // MARK: The profile
@@ -188,15 +244,35 @@ public struct Doctor: Sendable {
         return Credentials(issuerId: issuer, keyId: keyId, bundleId: bundleId, signingKey: signingKey)
     }
 
-    func remoteChecks(key: KeyFileInspection?) async -> [DoctorCheck] {
+    func remoteChecks(key: KeyFileInspection?, by deadline: ContinuousClock.Instant) async -> [DoctorCheck] {
         let tokenNames = endpoints.map { "token in \($0.environment.label)" }
         guard let credentials = credentials(key) else {
             let why = "needs the issuer ID, key ID, bundle ID and a readable P-256 key"
             return [DoctorCheck("clock", .skip, why)] + tokenNames.map { DoctorCheck($0, .skip, why) } + [DoctorCheck("bundle ID at Apple", .skip, why)]
         }
-        let probe = TokenProbe(transport: transport, timeout: min(profile.effectiveTimeout, 30))
-        var results: [TokenProbe.Result] = []
-        for endpoint in endpoints { results.append(await probe.send(to: endpoint, credentials: credentials, now: now)) }
+        // The environments are tried at once, each for what is left of the run's time (30 s at most).
+        let limit = min(Self.seconds(until: deadline), 30)
+        let probe = TokenProbe(transport: transport, timeout: limit)
+        let endpoints = self.endpoints
+        let now = self.now
+        let results = await withTaskGroup(of: (Int, TokenProbe.Result).self) { group in
+            for (index, endpoint) in endpoints.enumerated() {
+                group.addTask {
+                    let sentAt = now()
+                    // The transport ends the request at `limit`; this keeps one that does not from holding the run.
+                    switch await TimeLimit.run(seconds: limit, { await probe.send(to: endpoint, credentials: credentials, now: now) }) {
+                    case .finished(.success(let result)):
+                        return (index, result)
+                    case .finished(.failure), .timedOut:
+                        return (index, TokenProbe.Result(
+                            environment: endpoint, outcome: .timedOut(seconds: limit), serverDate: nil, localDate: sentAt, roundTrip: limit))
+                    }
+                }
+            }
+            var results: [(Int, TokenProbe.Result)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
         let skew = Self.skew(results)
         var checks = [clockCheck(skew, results)]
         for result in results { checks.append(tokenCheck(result, all: results, skew: skew)) }
@@ -221,7 +297,7 @@ public struct Doctor: Sendable {
 
     func clockCheck(_ skew: TimeInterval?, _ results: [TokenProbe.Result]) -> DoctorCheck {
         guard let skew else {
-            if results.allSatisfy({ if case .unreachable = $0.outcome { return true } else { return false } }) {
+            if results.allSatisfy({ $0.outcome.isUnanswered }) {
                 return DoctorCheck("clock", .skip, "no answer to compare with")
             }
             return DoctorCheck("clock", .warn, "the server's answer had no Date header to compare with", fix: "Check the base URL is Apple's or passes its headers on.")
@@ -251,6 +327,12 @@ public struct Doctor: Sendable {
             return DoctorCheck(
                 name, .fail, "no answer from \(result.environment.baseURL.absoluteString): \(reason)",
                 fix: "Check the network, any proxy (HTTPS_PROXY) and the base URL.", failure: .unavailable)
+        case .timedOut(let seconds):
+            // The probe's time is what was left of the run's (30 s at most).
+            let within = seconds < timeout - 0.5 ? Self.words(seconds.rounded()) : "the doctor's \(Self.words(timeout)) deadline"
+            return DoctorCheck(
+                name, .fail, "no answer from \(result.environment.baseURL.absoluteString) within \(within)",
+                fix: "Check the network, any proxy (HTTPS_PROXY) and the base URL, or \(Self.moreTime).", failure: .unavailable)
         case .other(let status, let code):
             let answer = "HTTP \(status)" + (code.map { " with error \($0)" } ?? "")
             if status == 429 {

@@ -23,6 +23,15 @@ struct TokenProbe: Sendable {
         case other(status: Int, code: Int64?)
         /// No HTTP answer at all.
         case unreachable(String)
+        /// No complete answer within the probe's time.
+        case timedOut(seconds: TimeInterval)
+
+        var isUnanswered: Bool {
+            switch self {
+            case .unreachable, .timedOut: return true
+            default: return false
+            }
+        }
     }
 
     struct Result: Sendable, Equatable {
@@ -52,6 +61,8 @@ struct TokenProbe: Sendable {
             let response = try await transport.send(request)
             serverDate = response.header("date").flatMap(Self.httpDate)
             outcome = Self.outcome(response)
+        } catch let failure as TransportFailure where failure.kind == .timedOut {
+            outcome = .timedOut(seconds: timeout)
         } catch let failure as TransportFailure {
             outcome = .unreachable(failure.summary)
         } catch {

@@ -27,7 +27,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 let folder = NSTemporaryDirectory() + "iapdesk-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
                 defer { try? FileManager.default.removeItem(atPath: folder) }
                 do {
-                    report = try await DoctorSetup.demoDoctor(server, folder: folder).run()
+                    report = try await DoctorSetup.demoDoctor(server, folder: folder, timeout: global.timeout).run()
                 } catch {
                     await server.stop()
                     throw error
@@ -36,9 +36,11 @@ struct DoctorCommand: AsyncParsableCommand {
             } else {
                 let flags = try global.overrides()
                 let doctor = DoctorSetup.doctor(profileName: global.profile, configPath: global.config, flags: flags)
-                var checked = await doctor.run()
-                checked.checks.append(await StoreCheck.run(profileStore: doctor.profile.store))
-                report = checked
+                let store = doctor.profile.store
+                let storeCheck = Doctor.ServerCheck(
+                    name: StoreCheck.name, fix: "Check that the store's server is up and reachable (docs/team.md).",
+                    run: { await StoreCheck.run(profileStore: store) })
+                report = await doctor.run(alongside: [storeCheck])
             }
             let status = DoctorSetup.print(report, json: global.json)
             if status != .success { Foundation.exit(status.rawValue) }

@@ -24,7 +24,7 @@ enum DoctorSetup {
 
     /// The demo server's credentials written as a real profile would have them (a key file with
     /// mode 600, its root certificate as a DER file), so every check runs as it would for Apple.
-    static func demoDoctor(_ server: DemoServer, folder: String) throws -> Doctor {
+    static func demoDoctor(_ server: DemoServer, folder: String, timeout: TimeInterval? = nil) throws -> Doctor {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let keyPath = folder + "/SubscriptionKey_\(DemoServer.keyId).p8"
         let rootPath = folder + "/demo-root.der"
@@ -39,6 +39,7 @@ enum DoctorSetup {
         profile.environment = server.environment
         profile.baseURL = server.baseURL
         profile.rootCerts = [rootPath]
+        profile.timeout = timeout
         return Doctor(profile: profile, config: nil, endpoints: [server.serverEnvironment(.production), server.serverEnvironment(.sandbox)])
     }
 

@@ -1,8 +1,6 @@
+import AppStoreServerAPI
 import Foundation
 import WebhookReceiver
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// POSTs a triggered notification as Apple does and keeps the answer: status, milliseconds and
 /// body, with the result texts of listen's forwarder and `replay` ("HTTP 200", "timed out after 10 s",
@@ -10,6 +8,8 @@ import FoundationNetworking
 struct TriggerPoster {
     let target: URL
     let timeout: TimeInterval
+    /// The process's shared HTTP client.
+    var transport: any HTTPTransport = AsyncHTTPClientTransport()
 
     struct Answer: Sendable {
         var summary: String
@@ -20,41 +20,19 @@ struct TriggerPoster {
     }
 
     func post(_ body: Data, userAgent: String = "iapdesk trigger") async -> Answer {
-        var request = URLRequest(url: target, timeoutInterval: timeout.rounded(.up) + 1)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-        let configuration = URLSessionConfiguration.ephemeral
-        // The deadline is kept below; URLSession's own, in whole seconds on Linux, only backs it up.
-        configuration.timeoutIntervalForRequest = timeout.rounded(.up) + 1
-        configuration.timeoutIntervalForResource = timeout.rounded(.up) + 1
-        let session = URLSession(configuration: configuration)
-        defer { session.finishTasksAndInvalidate() }
+        let request = HTTPRequest(
+            method: "POST", url: target, headers: [("Content-Type", "application/json"), ("User-Agent", userAgent)], body: body,
+            timeout: timeout)
         let start = ContinuousClock.now
-        let timeout = self.timeout
         func elapsed() -> Double {
             let duration = ContinuousClock.now - start
             return Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         }
         do {
-            // The outer nil is the deadline.
-            let answer: (Data, URLResponse)? = try await withThrowingTaskGroup(of: (Data, URLResponse)?.self) { [request] group in
-                group.addTask { try await session.data(for: request) }
-                group.addTask {
-                    try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
-            guard let (data, response) = answer else { throw URLError(.timedOut) }
-            guard let http = response as? HTTPURLResponse else {
-                return Answer(summary: "not an HTTP answer", status: nil, milliseconds: elapsed(), body: data)
-            }
-            return Answer(summary: "HTTP \(http.statusCode)", status: http.statusCode, milliseconds: elapsed(), body: data)
-        } catch let error as URLError where error.code == .timedOut {
+            // The transport ends the request, answer and body, at the timeout.
+            let response = try await transport.send(request)
+            return Answer(summary: "HTTP \(response.status)", status: response.status, milliseconds: elapsed(), body: response.body)
+        } catch let failure as TransportFailure where failure.kind == .timedOut {
             return Answer(summary: "timed out after \(String(format: "%g", timeout)) s", status: nil, milliseconds: elapsed(), body: Data())
         } catch {
             return Answer(summary: "not delivered: \(Forwarder.describe(error))", status: nil, milliseconds: elapsed(), body: Data())
