@@ -87,13 +87,14 @@ struct HTTPAnswer {
 enum Poster {
     static let session: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 30
+        // A bound only a hang reaches: a receiver on a loaded machine may take tens of seconds to answer.
+        configuration.timeoutIntervalForRequest = 120
         configuration.httpMaximumConnectionsPerHost = 16
         return URLSession(configuration: configuration)
     }()
 
     static func post(_ body: Data, to url: URL, method: String = "POST", contentType: String = "application/json") async throws -> HTTPAnswer {
-        var request = URLRequest(url: url, timeoutInterval: 30)
+        var request = URLRequest(url: url, timeoutInterval: 120)
         request.httpMethod = method
         if method != "GET" {
             request.httpBody = body
