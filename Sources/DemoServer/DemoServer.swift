@@ -51,6 +51,7 @@ public final class DemoServer: Sendable {
     public let port: Int
     let store: DemoStore
     private let faults: FaultInjector
+    private let activityFeed: DemoActivityFeed
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs
@@ -188,7 +189,7 @@ public final class DemoServer: Sendable {
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,
             sandboxURL: URL(string: "http://\(configuration.host):\(port)/sandbox")!,
             environment: configuration.environment, signingKey: key, rootCertificateDER: authority.rootDER, port: port,
-            store: store, faults: faults, group: group, task: task, seeds: seeds, keptState: kept, inUse: opened?.inUse)
+            store: store, faults: faults, activity: api.activity, group: group, task: task, seeds: seeds, keptState: kept, inUse: opened?.inUse)
     }
 
     /// The chain the demo signs with: valid from before the oldest signed date in the dataset
@@ -201,7 +202,7 @@ public final class DemoServer: Sendable {
 
     private init(
         productionURL: URL, sandboxURL: URL, environment: AppStoreEnvironment, signingKey: P256.Signing.PrivateKey,
-        rootCertificateDER: Data, port: Int, store: DemoStore, faults: FaultInjector, group: ServiceGroup, task: Task<Void, any Error>,
+        rootCertificateDER: Data, port: Int, store: DemoStore, faults: FaultInjector, activity: DemoActivityFeed, group: ServiceGroup, task: Task<Void, any Error>,
         seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs, keptState: DemoKeptState?, inUse: LockedFile?
     ) {
         self.keptState = keptState
@@ -214,6 +215,7 @@ public final class DemoServer: Sendable {
         self.port = port
         self.store = store
         self.faults = faults
+        self.activityFeed = activity
         self.group = group
         self.task = task
         self.seeds = seeds
@@ -225,11 +227,24 @@ public final class DemoServer: Sendable {
         faults.stop()
         // Deliveries under way land first when the state is kept: their results are part of it
         // (a test notification's status is asked for by the next run).
-        if keptState != nil { await store.drain(timeout: 10) }
+        // Each ends within the webhook's timeout.
+        if keptState != nil { await store.drain() }
         await group.triggerGracefulShutdown()
         _ = try? await task.value
+        activityFeed.finish()
         inUse?.close()
     }
+
+    /// The requests this server receives and answers from now on, as it does (the stream ends when
+    /// the server stops): to wait for a request to arrive, or for a write to be applied.
+    public func activity() -> AsyncStream<DemoActivity> { activityFeed.stream() }
+
+    /// Answers the requests the `holdUntilReleased` fault holds, and every later one at once.
+    public func releaseHeldRequests() { faults.release() }
+
+    /// Returns once every delivery under way has recorded its send attempt (each ends within the
+    /// webhook's timeout); deliveries start before the request that makes them is answered.
+    public func deliveriesLanded() async { await store.drain() }
 
     public func seedIDs(_ environment: AppStoreEnvironment? = nil) -> DemoSeedIDs { seeds(environment ?? self.environment) }
 
@@ -292,7 +307,9 @@ public final class DemoServer: Sendable {
         let buffer = try await request.body.collect(upTo: 1 << 20)
         let body = Data(buffer.readableBytesView)
         let demo = DemoRequest(method: request.method.rawValue, segments: segments, query: query, headers: headers, body: body)
+        api.activity.report(.received(method: demo.method, path: path))
         let answer = await api.handle(demo)
+        api.activity.report(.answered(method: demo.method, path: path, status: answer.status))
         var fields = HTTPFields()
         for header in answer.headers {
             if let name = HTTPField.Name(header.name) { fields.append(HTTPField(name: name, value: header.value)) }

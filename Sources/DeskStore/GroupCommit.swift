@@ -16,16 +16,18 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     private let maxBatch: Int
     private let deadline: Duration?
     private let maxStuck: Int
+    private let clock: any Clock<Duration>
     private let stuck = AbandonedCalls()
 
     /// With a `deadline`, each caller returns within it whatever the commit does. A batch still
     /// committing at its deadline is abandoned (it ends by itself, its results dropped) and the next
     /// batch gets a fresh chance; while `maxStuck` abandoned commits still run, batches fail at once
-    /// instead of piling up more of them.
-    public init(maxBatch: Int = 256, deadline: Duration? = nil, maxStuck: Int = 2) {
+    /// instead of piling up more of them. Deadlines are measured on `clock`.
+    public init(maxBatch: Int = 256, deadline: Duration? = nil, maxStuck: Int = 2, clock: any Clock<Duration> = ContinuousClock()) {
         self.maxBatch = maxBatch
         self.deadline = deadline
         self.maxStuck = max(1, maxStuck)
+        self.clock = clock
     }
 
     /// Abandoned commits that have not ended yet.
@@ -47,9 +49,9 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             return true
         }
         if leads { Task(priority: .high) { await self.drain(commit) } }
-        let timer = deadline.map { deadline in
+        let timer = deadline.map { [clock] deadline in
             Task {
-                guard (try? await Task.sleep(for: deadline)) != nil else { return }
+                guard (try? await clock.sleep(for: deadline)) != nil else { return }
                 slot.fill(.failure(GroupCommitError.timedOut(deadline)))
             }
         }
@@ -85,7 +87,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
         if running >= maxStuck { return items.map { _ in .failure(GroupCommitError.stuck(running)) } }
         guard let deadline else { return await commit(items) }
         do {
-            return try await withinDeadline(deadline, abandoned: stuck, onTimeout: { GroupCommitError.timedOut(deadline) }) {
+            return try await withinDeadline(deadline, abandoned: stuck, onTimeout: { GroupCommitError.timedOut(deadline) }, clock: clock) {
                 await commit(items)
             }
         } catch {

@@ -47,10 +47,10 @@ public final class AbandonedCalls: Sendable {
 /// cancelled caller gets CancellationError at once. Unlike a task group, this never waits for a body
 /// that ignores cancellation (a database call blocked on a silent server): the body runs in a task
 /// of its own, which is cancelled and left to end by itself, its result dropped and counted in
-/// `abandoned` until it does.
+/// `abandoned` until it does. The deadline is measured on `clock`.
 public func withinDeadline<T: Sendable>(
     _ deadline: Duration, abandoned: AbandonedCalls? = nil, onTimeout timedOut: (@Sendable () -> any Error)? = nil,
-    _ body: @escaping @Sendable () async throws -> T
+    clock: any Clock<Duration> = ContinuousClock(), _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let race = DeadlineRace<T>(abandoned: abandoned)
     let work = Task {
@@ -60,7 +60,7 @@ public func withinDeadline<T: Sendable>(
     }
     let timer = Task {
         // Cancelled once the work ends: then nothing is left to time out.
-        guard (try? await Task.sleep(for: deadline)) != nil else { return }
+        guard (try? await clock.sleep(for: deadline)) != nil else { return }
         race.gaveUp(timedOut?() ?? DeadlinePassed(deadline))
     }
     defer { timer.cancel() }

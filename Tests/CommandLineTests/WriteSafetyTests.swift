@@ -90,40 +90,68 @@ import Testing
         return Date(timeIntervalSince1970: ms / 1000)
     }
 
+    /// The first event of `events` that matches; nil once `ended` finishes first (the process that
+    /// was to send it exited), or after a bound only a hang reaches.
+    static func first(
+        _ events: AsyncStream<DemoActivity>, where matches: @escaping @Sendable (DemoActivity) -> Bool, unlessEnded ended: AsyncStream<Void>? = nil
+    ) async -> DemoActivity? {
+        await withTaskGroup(of: DemoActivity?.self) { group in
+            group.addTask {
+                for await event in events where matches(event) { return event }
+                return nil
+            }
+            if let ended { group.addTask { for await _ in ended {}; return nil } }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(120))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// The extension's request arriving at the server, or (`answered`) its answer made.
+    static func isExtension(_ event: DemoActivity, answered: Bool) -> Bool {
+        guard event.method == "PUT", event.path.contains("/subscriptions/extend/") else { return false }
+        if case .answered = event { return answered }
+        return !answered
+    }
+
     func requestIdentifier(in stderr: String) -> String? {
         stderr.split(separator: "\n").first { $0.hasPrefix("Request identifier: ") }.map { String($0.dropFirst("Request identifier: ".count)) }
     }
 
     @Test func killedMidRequestAndRunAgainExtendsOnce() async throws {
+        // The server holds the extension until the test releases it: the run is killed while its
+        // request is surely on the way, however slow the machine.
         var faults = DemoFaults()
-        faults.latency = 1.5
+        faults.holdUntilReleased = true
         faults.onlyWrites = true
         let bench = try await Bench.start(faults)
         defer { Task { await bench.stop() } }
         let before = try await bench.expiry()
+        let arrivals = bench.server.activity()
+        let answers = bench.server.activity()
 
-        // The first run is killed while its request is on the way.
         let (first, _, err) = bench.process(Self.extend)
+        let (ended, exited) = AsyncStream<Void>.makeStream()
+        first.terminationHandler = { _ in exited.finish() }
         try first.run()
-        var printed = ""
-        // A bound for a loaded machine (the run reads the subscription and its history first), not a wait.
-        let deadline = Date().addingTimeInterval(120)
-        while requestIdentifier(in: printed) == nil, Date() < deadline {
-            let chunk = err.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            printed += String(decoding: chunk, as: UTF8.self)
-        }
-        let identifier = try #require(requestIdentifier(in: printed), "the identifier is printed before the request leaves: \(printed)")
-        // Killed once its intent is in the ledger, while the request waits for the server's answer.
-        var recorded = false
-        for _ in 0..<300 where !recorded {
-            recorded = try await bench.run(["audit", "--unresolved", "--json"], withProfile: false).stdout.contains(identifier)
-        }
-        #expect(recorded, "the intent is recorded before the request leaves")
+        // Events, not times: the server has the request (the run reads the subscription and its history first).
+        let arrived = await Self.first(arrivals, where: { Self.isExtension($0, answered: false) }, unlessEnded: ended)
+        try #require(arrived != nil, "the extension reached the server")
+        // Its intent was in the ledger before the request left.
+        let unresolved = try await bench.run(["audit", "--unresolved", "--json"], withProfile: false)
         kill(first.processIdentifier, SIGKILL)
         first.waitUntilExit()
-        // The server still applies what it received.
-        try await Task.sleep(nanoseconds: 2_000_000_000)
+        let printed = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let identifier = try #require(requestIdentifier(in: printed), "the identifier is printed before the request leaves: \(printed)")
+        #expect(unresolved.stdout.contains(identifier), "the intent is recorded before the request leaves: \(unresolved.stdout)")
+        // The server still applies what it received: its answer is made, for nobody.
+        bench.server.releaseHeldRequests()
+        let applied = await Self.first(answers, where: { Self.isExtension($0, answered: true) })
+        #expect(applied == .answered(method: "PUT", path: arrived?.path ?? "", status: 200))
 
         let again = try await bench.run(Self.extend)
         #expect(again.status == 0, "\(again.stderr)")

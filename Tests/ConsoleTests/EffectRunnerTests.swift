@@ -31,7 +31,9 @@ import Testing
 
     func wait(for box: ActionBox, request: Int) async throws -> [ConsoleAction] {
         var actions: [ConsoleAction] = []
-        for _ in 0..<500 {
+        // A bound only a hang reaches; the pause paces the looking.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
             actions += box.drain()
             if actions.contains(where: { if case .finished(request) = $0 { return true } else { return false } }) { return actions }
             try await Task.sleep(nanoseconds: 10_000_000)

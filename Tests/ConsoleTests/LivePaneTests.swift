@@ -85,7 +85,7 @@ import Testing
         _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000aa"))
         // Arrivals elsewhere are announced when the Live pane is not on screen.
         harness.send(.character("1"))
-        try await harness.tick(until: { $0.live.rows.count == 1 }, timeout: 20)
+        try await harness.tick(until: { $0.live.rows.count == 1 })
         #expect(harness.state.live.problem == nil)
         #expect(!harness.state.toasts.isEmpty || harness.state.live.loaded)
     }

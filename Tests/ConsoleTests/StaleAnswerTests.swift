@@ -153,7 +153,7 @@ import Testing
 
         // r loads it all again; the note goes once the last page is in.
         harness.send(.character("r"))
-        try await harness.settle(timeout: 30)
+        try await harness.settle()
         #expect(harness.state.transactionsPane.value?.count == 517)
         #expect(harness.state.partialNote[.transactions] == nil)
     }

@@ -80,7 +80,7 @@ final class Locked<Value: Sendable>: Sendable {
 
         /// The exit status once the process ended and all its output was read, waiting at most
         /// `seconds` (nil if it did not end).
-        func exitStatus(seconds: Double = 30) async throws -> Int32? {
+        func exitStatus(seconds: Double = 120) async throws -> Int32? {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
             while process.isRunning || ended.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))

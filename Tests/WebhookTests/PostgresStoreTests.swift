@@ -110,7 +110,8 @@ import Testing
         await database.drop()
         let started = ContinuousClock.now
         let failed = await #expect(throws: NotificationStoreError.self) { _ = try await store.record(delivery("after")) }
-        #expect(ContinuousClock.now - started < .seconds(PostgresNotificationStore.queryDeadline + 20))
+        // Within the pool's minute of retries, with room for a loaded machine past the query deadline.
+        #expect(ContinuousClock.now - started < .seconds(PostgresNotificationStore.queryDeadline + 40))
         let said = failed.map { "\($0)" } ?? ""
         #expect(said.contains(database.address.redacted))
         #expect(!said.contains("ConnectionPoolError"))

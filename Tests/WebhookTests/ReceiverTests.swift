@@ -240,7 +240,8 @@ import WebhookReceiver
             }
         }
         // Every request has arrived: two are in the store's write, four wait for a slot.
-        let deadline = ContinuousClock.now + .seconds(20)
+        // A bound only a hang reaches.
+        let deadline = ContinuousClock.now + .seconds(120)
         while bench.receiver.waiting < 4 || slow.holding < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(bench.receiver.waiting == 4)
         #expect(bench.receiver.inFlight == 2)
@@ -260,7 +261,8 @@ import WebhookReceiver
         let body = Notifications.body(try bench.notifications.payload())
         let posting = Task { try await bench.post(body) }
         // The request is inside the store's write when the stop begins.
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A bound only a hang reaches.
+        let deadline = ContinuousClock.now + .seconds(120)
         while !slow.entered, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(slow.entered)
         let stopping = Task { await bench.receiver.stop() }

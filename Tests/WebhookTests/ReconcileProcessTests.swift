@@ -238,14 +238,11 @@ import Testing
             let request = ExtendRenewalDateRequest(extendByDays: 1, extendReasonCode: .customerSatisfaction, requestIdentifier: UUID().uuidString)
             if (try? await client.extendSubscriptionRenewalDate(originalTransactionId: original, request: request)) != nil { extended += 1 }
         }
-        // Each publishes a RENEWAL_EXTENDED whose delivery attempt fails in the background.
-        var published: [String] = []
-        for _ in 0..<200 {
-            let fresh = try await history(target.demo, days: 1).filter { !before.contains($0.uuid) }
-            published = fresh.filter { !$0.attempts.isEmpty }.map(\.uuid)
-            if published.count == extended && fresh.count == extended { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // Each publishes a RENEWAL_EXTENDED whose delivery attempt fails in the background: wait for the attempts.
+        await target.demo.deliveriesLanded()
+        let fresh = try await history(target.demo, days: 1).filter { !before.contains($0.uuid) }
+        let published = fresh.filter { !$0.attempts.isEmpty }.map(\.uuid)
+        #expect(fresh.count == extended)
         #expect(extended == count)
         #expect(published.count == count)
         return (target, published)

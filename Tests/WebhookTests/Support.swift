@@ -88,7 +88,9 @@ enum Poster {
     static func post(_ body: Data, to url: URL, method: String = "POST", contentType: String = "application/json") async throws -> HTTPAnswer {
         let sendsBody = method != "GET"
         let request = HTTPRequest(
-            method: method, url: url, headers: sendsBody ? [("Content-Type", contentType)] : [], body: sendsBody ? body : nil, timeout: 30)
+            method: method, url: url, headers: sendsBody ? [("Content-Type", contentType)] : [], body: sendsBody ? body : nil,
+            // A bound only a hang reaches: a receiver on a loaded machine may take tens of seconds to answer.
+            timeout: 120)
         let response = try await transport.send(request)
         return HTTPAnswer(status: response.status, body: response.body)
     }

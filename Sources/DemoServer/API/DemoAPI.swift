@@ -7,6 +7,7 @@ struct DemoAPI: Sendable {
     let store: DemoStore
     let authenticator: RequestAuthenticator
     let faults: FaultInjector
+    let activity = DemoActivityFeed()
     let seeds: @Sendable (AppStoreEnvironment) -> DemoSeedIDs
     let logger: Logger
     private let transactions: TransactionRoutes

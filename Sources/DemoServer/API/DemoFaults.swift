@@ -10,6 +10,9 @@ public struct DemoFaults: Sendable, Equatable {
     public var latencyEvery: Int?
     /// No answer at all: every request waits until the server stops.
     public var hang = false
+    /// Every request waits until `DemoServer.releaseHeldRequests()` (then it is answered, and later
+    /// ones at once) or until the server stops: a request kept in flight for as long as a test needs.
+    public var holdUntilReleased = false
     /// Every answer's body goes out one byte at a time, this many seconds apart.
     public var trickle: TimeInterval = 0
     /// Apply Apple's per-endpoint rate limits (per second; Sandbox gets 10 %), answering 429 with Retry-After.
@@ -65,6 +68,7 @@ final class FaultInjector: Sendable {
     /// Holds request `number` as the latency and hang faults say; false when the server is stopping.
     func delay(_ number: Int) async -> Bool {
         if faults.hang { return await pauses.pause(seconds: 30 * 86_400) }
+        if faults.holdUntilReleased, await !pauses.hold() { return false }
         guard faults.latency > 0 else { return true }
         if let every = faults.latencyEvery, every > 0, number % every != 0 { return true }
         return await pauses.pause(seconds: faults.latency)
@@ -75,6 +79,12 @@ final class FaultInjector: Sendable {
 
     /// Ends every delay now and skips later ones, so the server can stop at once.
     func stop() { pauses.stop() }
+
+    /// Answers the requests held by `holdUntilReleased`, and later ones at once.
+    func release() { pauses.release() }
+
+    /// Requests a delay holds now.
+    var holding: Int { pauses.holding }
 
     /// Returns an error answer when a fault applies before routing.
     func before(_ number: Int, endpoint: String, environment: AppStoreEnvironment, now: Date) -> DemoResponse? {
@@ -121,6 +131,40 @@ final class FaultInjector: Sendable {
 /// an injected delay must not hold it.
 private final class Pauses: Sendable {
     private let state = Mutex<(stopped: Bool, next: Int, sleeping: [Int: Task<Void, Never>])>((false, 0, [:]))
+    private let held = Mutex<(released: Bool, next: Int, waiting: [Int: CheckedContinuation<Void, Never>])>((false, 0, [:]))
+
+    /// Sleeps and holds under way.
+    var holding: Int { state.withLock { $0.sleeping.count } + held.withLock { $0.waiting.count } }
+
+    /// Waits until `release` or `stop` (or the request's cancellation); false when stopped.
+    func hold() async -> Bool {
+        let id = held.withLock { held -> Int in
+            held.next += 1
+            return held.next
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = held.withLock { held -> Bool in
+                    if held.released || Task.isCancelled || state.withLock({ $0.stopped }) { return true }
+                    held.waiting[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            held.withLock { $0.waiting.removeValue(forKey: id) }?.resume()
+        }
+        return !state.withLock { $0.stopped }
+    }
+
+    func release() {
+        let waiting = held.withLock { held in
+            held.released = true
+            defer { held.waiting = [:] }
+            return Array(held.waiting.values)
+        }
+        waiting.forEach { $0.resume() }
+    }
 
     /// True when the whole time passed, false when cut short by `stop`.
     func pause(seconds: TimeInterval) async -> Bool {
@@ -149,5 +193,10 @@ private final class Pauses: Sendable {
             return Array(state.sleeping.values)
         }
         sleeping.forEach { $0.cancel() }
+        let waiting = held.withLock { held in
+            defer { held.waiting = [:] }
+            return Array(held.waiting.values)
+        }
+        waiting.forEach { $0.resume() }
     }
 }

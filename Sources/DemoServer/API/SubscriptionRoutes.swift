@@ -147,8 +147,12 @@ struct SubscriptionRoutes {
     func scheduleCompletion(key: String, environment: AppStoreEnvironment, after delay: TimeInterval) {
         let store = self.store
         let notifications = self.notifications
+        // One whose time has come is completed before the next request is answered.
+        guard delay > 0 else {
+            return Self.completeMassExtension(key: key, environment: environment, store: store, notifications: notifications)
+        }
         Task.detached {
-            if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             Self.completeMassExtension(key: key, environment: environment, store: store, notifications: notifications)
         }
     }
