@@ -10,10 +10,16 @@ import TerminalUI
 /// Drives the console without a terminal: keys go through the reducer, effects run against a demo
 /// server, answers come back through the reducer, and screens render into a headless backend.
 final class ConsoleHarness: @unchecked Sendable {
-    var state: ConsoleState
+    /// The console's own loop, run by the test instead of a terminal.
+    let program: ConsoleProgram
+    var state: ConsoleState {
+        get { program.state }
+        set { program.state = newValue }
+    }
     let server: DemoServer
     let runner: EffectRunner
-    private let box: ActionBox
+    private let inbox: ConsoleInbox
+    private let performed = EffectLog()
     let theme: Theme
     let writes: WriteContext
 
@@ -38,8 +44,8 @@ final class ConsoleHarness: @unchecked Sendable {
         server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?, agent: String = "test"
     ) throws {
         self.server = server
-        let box = ActionBox()
-        self.box = box
+        let inbox = ConsoleInbox()
+        self.inbox = inbox
         let ledger = try AuditLedger(path: ledgerPath ?? NSTemporaryDirectory() + "iapdesk-harness-\(UUID().uuidString).jsonl")
         let writes = WriteContext(
             ledger: ledger, profile: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId, isDemo: true, source: .console, agent: agent,
@@ -56,10 +62,11 @@ final class ConsoleHarness: @unchecked Sendable {
                     client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes, received: received)
             },
             makeIdentifier: IdentifierSequence().next,
-            post: { box.append($0) })
-        state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
+            post: { inbox.post($0) })
+        var state = ConsoleState(profileName: "demo", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: readOnly, themeName: "default")
         state.now = Date()
         state.live.source = received?.source
+        program = ConsoleProgram(state: state, inbox: inbox, runner: runner, observe: { [performed] in performed.append($0) })
         theme = (try? ThemeCatalog(userDirectory: nil).load("default")) ?? .fallback
     }
 
@@ -68,29 +75,34 @@ final class ConsoleHarness: @unchecked Sendable {
         await server.stop()
     }
 
-    var effects: [ConsoleEffect] = []
+    /// Every effect the reducer asked for, in order.
+    var effects: [ConsoleEffect] {
+        get { performed.all }
+        set { performed.replace(newValue) }
+    }
 
     /// Runs the reducer on an action as if it had arrived from the runner.
     func receive(_ action: ConsoleAction) {
-        apply(ConsoleReducer.reduce(&state, action))
+        program.send(action)
     }
 
     func send(_ key: Key) {
-        apply(ConsoleReducer.reduce(&state, .key(key)))
+        program.send(.key(key))
     }
 
     /// Lets time pass: `count` ticks, answers applied after each.
     func tick(_ count: Int = 1) {
         for _ in 0..<count {
-            apply(ConsoleReducer.reduce(&state, .tick(now: Date())))
-            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
+            program.send(.tick(now: Date()))
+            program.drain()
         }
     }
 
     // The timeouts below are bounds, not delays: a passing test never waits for them, and a 2-core
     // machine busy with the CPU-heavy suites can hold answers back for tens of seconds.
 
-    /// Ticks until `condition` holds, as the console's clock would.
+    /// Ticks until `condition` holds, as the console's clock would (its clock ticks every 120 ms;
+    /// here every 10 ms, so what waits for ticks rather than answers is not slowed down).
     func tick(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 60) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -105,53 +117,58 @@ final class ConsoleHarness: @unchecked Sendable {
         for character in text { send(.character(character)) }
     }
 
-    private func apply(_ new: [ConsoleEffect]) {
-        effects += new
-        for effect in new {
-            switch effect {
-            case .copy, .setTheme, .quit: break
-            default: runner.run(effect)
-            }
-        }
-    }
-
-    /// Processes answers until no request is in flight (or the timeout passes).
+    /// Processes answers until no request is in flight.
     func settle(timeout: TimeInterval = 60) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
-            if state.inFlight.isEmpty && box.isEmpty { return }
-            try await Task.sleep(nanoseconds: 20_000_000)
-        }
-        throw TestError("requests still in flight: \(state.inFlight.values.sorted())")
+        let inbox = self.inbox
+        try await pump(until: { $0.inFlight.isEmpty && inbox.isEmpty }, timeout: timeout, failure: { "requests still in flight: \($0.inFlight.values.sorted())" })
     }
 
     /// Applies answers as they arrive until `condition` holds.
     func pump(until condition: (ConsoleState) -> Bool, timeout: TimeInterval = 60) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            for action in box.drain() { apply(ConsoleReducer.reduce(&state, action)) }
+        try await pump(until: condition, timeout: timeout, failure: { "condition not met; in flight: \($0.inFlight.values.sorted())" })
+    }
+
+    private func pump(until condition: (ConsoleState) -> Bool, timeout: TimeInterval, failure: (ConsoleState) -> String) async throws {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            program.drain()
             if condition(state) { return }
-            try await Task.sleep(nanoseconds: 10_000_000)
+            guard try await answerArrives(before: deadline) else { throw TestError(failure(state)) }
         }
-        throw TestError("condition not met; in flight: \(state.inFlight.values.sorted())")
+    }
+
+    /// Waits for the next answer; false when `deadline` came first.
+    private func answerArrives(before deadline: ContinuousClock.Instant) async throws -> Bool {
+        let inbox = self.inbox
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await inbox.arrival()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Waits until `requests` have finished and hands back their answers unapplied, so a test can
     /// deliver them later and out of order, as a slow network does.
     func holdAnswers(of requests: Set<Int>, timeout: TimeInterval = 60) async throws -> [ConsoleAction] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = ContinuousClock.now + .seconds(timeout)
         var held: [ConsoleAction] = []
-        while Date() < deadline {
-            held += box.drain()
+        while true {
+            held += inbox.take()
             let finished = Set(held.compactMap { action -> Int? in
                 if case .finished(let request) = action { return request }
                 return nil
             })
             if requests.isSubset(of: finished) { return held }
-            try await Task.sleep(nanoseconds: 20_000_000)
+            guard try await answerArrives(before: deadline) else { throw TestError("requests \(requests.sorted()) did not finish") }
         }
-        throw TestError("requests \(requests.sorted()) did not finish")
     }
 
     func screen(width: Int, height: Int) -> String {
@@ -181,6 +198,15 @@ final class IdentifierSequence: Sendable {
     }
 }
 
+/// The effects a harness's program asked for.
+final class EffectLog: Sendable {
+    private let storage = Mutex<[ConsoleEffect]>([])
+    func append(_ effects: [ConsoleEffect]) { storage.withLock { $0 += effects } }
+    var all: [ConsoleEffect] { storage.withLock { $0 } }
+    func replace(_ effects: [ConsoleEffect]) { storage.withLock { $0 = effects } }
+}
+
+/// Answers posted by an effect runner tested on its own.
 final class ActionBox: Sendable {
     private let storage = Mutex<[ConsoleAction]>([])
     func append(_ action: ConsoleAction) { storage.withLock { $0.append(action) } }

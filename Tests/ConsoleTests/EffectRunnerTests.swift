@@ -21,12 +21,16 @@ import Testing
     }
 
     func runner(_ transport: StubTransport, posted: ActionBox) throws -> EffectRunner {
+        try Self.runner(transport, post: posted.append)
+    }
+
+    static func runner(_ transport: StubTransport, post: @escaping @Sendable (ConsoleAction) -> Void) throws -> EffectRunner {
         let credentials = Credentials(
             issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "2X9R4HXF34", bundleId: "com.example",
             signingKey: SigningKey(P256.Signing.PrivateKey()))
         let client = try AppStoreServerClient(credentials: credentials, environment: .production, fallbackEnvironment: .sandbox, transport: transport)
         let services = DeskServices(client: client, verifier: nil, verifierProblem: "no root certificates in this test")
-        return EffectRunner(services: services, makeServices: { _ in services }, makeIdentifier: { "fixed-identifier" }, post: posted.append)
+        return EffectRunner(services: services, makeServices: { _ in services }, makeIdentifier: { "fixed-identifier" }, post: post)
     }
 
     func wait(for box: ActionBox, request: Int) async throws -> [ConsoleAction] {

@@ -171,8 +171,7 @@ public enum ConsoleReducer {
 
     /// Starts a request; its answers go to `owner` (nil: a write, whose answers have their own case).
     static func start(_ state: inout ConsoleState, _ description: String, owner: Pane? = nil) -> Int {
-        let request = state.nextRequest
-        state.nextRequest += 1
+        let request = state.takeRequestID()
         state.inFlight[request] = description
         state.requestOwners[request] = owner
         return request
@@ -181,8 +180,7 @@ public enum ConsoleReducer {
     /// Starts a request the agent did not ask for (a live tail's poll): its answers go to `owner`,
     /// but it is not shown as in flight and Esc does not cancel it.
     static func startInBackground(_ state: inout ConsoleState, owner: Pane) -> Int {
-        let request = state.nextRequest
-        state.nextRequest += 1
+        let request = state.takeRequestID()
         state.requestOwners[request] = owner
         return request
     }

@@ -59,8 +59,7 @@ enum CustomerReducer {
     /// its answers will be dropped; nothing of it stays in any pane.
     static func begin(_ state: inout ConsoleState, query: String) -> [ConsoleEffect] {
         let effects = cancelCustomerRequests(&state)
-        let lookup = state.nextRequest
-        state.nextRequest += 1
+        let lookup = state.takeRequestID()
         state.customer = CustomerState(query: query, lookup: lookup)
         state.customer?.readAt = state.now
         state.lookupInput = TextInputState(text: query, maxLength: 64)

@@ -183,8 +183,16 @@ public struct ConsoleState: Sendable {
     public var now = Date(timeIntervalSince1970: 0)
     public var screenWidth = 80
     public var screenHeight = 24
-    public var nextRequest = 1
+    /// The next request's number: taken only through `takeRequestID()`.
+    public private(set) var nextRequest = 1
     public var shouldQuit = false
+
+    /// A number no request of this console has had: requests, lookups and background reads all
+    /// take theirs here, so an answer always names what it answers.
+    public mutating func takeRequestID() -> Int {
+        defer { nextRequest += 1 }
+        return nextRequest
+    }
 
     public init(profileName: String, environment: AppStoreEnvironment, isDemo: Bool, bundleId: String, readOnly: Bool, themeName: String) {
         self.profileName = profileName
