@@ -41,7 +41,7 @@ public enum CaseNotes {
         var problem: String?
     }
 
-    static let command = ConsoleCommand(
+    static let command = KeyCommand(
         .customerNote, "Add a case note", keys: [.character("a")], context: .customer, inFooter: true, footerLabel: "Note",
         unavailable: unavailable,
         perform: { state, _ in

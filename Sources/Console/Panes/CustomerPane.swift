@@ -21,7 +21,7 @@ enum CustomerPane {
     static let description = PaneDescription(
         pane: .customer, title: "Customer", shortTitle: "Cust",
         commands: [
-            ConsoleCommand(.customerCaseFile, "Case file", keys: [.character("x")], context: .customer, inFooter: true,
+            KeyCommand(.customerCaseFile, "Case file", keys: [.character("x")], context: .customer, inFooter: true,
                            unavailable: { state in
                                guard let customer = state.customer, customer.environment != nil else { return "Look up a customer first." }
                                return state.inFlight.isEmpty ? nil : "The customer is still loading; the case file waits for all of it."

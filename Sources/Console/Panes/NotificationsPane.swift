@@ -93,17 +93,17 @@ enum NotificationsPane {
         }
     }
 
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.notificationsTest, "Test notification", keys: [.character("t")], context: .notifications, inFooter: true,
+    static let commands: [KeyCommand] = [
+        KeyCommand(.notificationsTest, "Test notification", keys: [.character("t")], context: .notifications, inFooter: true,
                        unavailable: { state in
                            state.testNotification.map { !$0.finished } == true ? "A test notification is on its way; its result shows below." : nil
                        },
                        perform: { state, _ in requestTest(&state) }),
-        ConsoleCommand(.notificationsFailures, "Undelivered only", keys: [.character("f")], context: .notifications, inFooter: true) { state, _ in
+        KeyCommand(.notificationsFailures, "Undelivered only", keys: [.character("f")], context: .notifications, inFooter: true) { state, _ in
             state.notificationFilters.onlyFailures.toggle()
             return load(&state)
         },
-        ConsoleCommand(.notificationsRange, "Range 1d/7d/30d/max", keys: [.character("d")], context: .notifications, inFooter: true) { state, _ in
+        KeyCommand(.notificationsRange, "Range 1d/7d/30d/max", keys: [.character("d")], context: .notifications, inFooter: true) { state, _ in
             let ranges: [TimeInterval] = [86_400, 7 * 86_400, 30 * 86_400, state.notificationRetention - 3600]
             let next = ranges.first { $0 > state.notificationFilters.since + 1 } ?? ranges[0]
             state.notificationFilters.since = min(next, state.notificationRetention - 3600)

@@ -19,7 +19,7 @@ enum SubscriptionsPane {
     static let description = PaneDescription(
         pane: .subscriptions, title: "Subscriptions", shortTitle: "Subs", rowNoun: "subscriptions",
         commands: [
-            ConsoleCommand(.subscriptionsExtend, "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true,
+            KeyCommand(.subscriptionsExtend, "Extend renewal", keys: [.character("e")], context: .subscriptions, dangerous: true, inFooter: true,
                            unavailable: { state in
                                guard let row = PaneRows.selected(rows(state), state, .subscriptions) else { return "Select a subscription first." }
                                // One at a time: a second extension sent before the first is answered would add up unseen.

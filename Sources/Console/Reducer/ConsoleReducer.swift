@@ -121,7 +121,7 @@ public enum ConsoleReducer {
     }
 
     /// Runs a command, or says why it cannot run now.
-    static func perform(_ state: inout ConsoleState, _ command: ConsoleCommand, _ key: Key) -> [ConsoleEffect] {
+    static func perform(_ state: inout ConsoleState, _ command: KeyCommand, _ key: Key) -> [ConsoleEffect] {
         if let reason = command.unavailableReason(state) {
             toast(&state, reason, isError: true)
             return []

@@ -17,8 +17,8 @@ enum DoctorReducer {
         ["doctor", "check"], usage: ":doctor", "Check the set-up (iapdesk doctor)",
         unavailable: { $0.doctorRequest != nil ? "The set-up check is already running." : nil }, perform: { state, _, _ in start(&state) })
 
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.doctorClose, "Close the set-up check", keys: [.escape, .character("q"), .enter], context: .doctor,
+    static let commands: [KeyCommand] = [
+        KeyCommand(.doctorClose, "Close the set-up check", keys: [.escape, .character("q"), .enter], context: .doctor,
                        inFooter: true, footerLabel: "Close") { state, _ in
             state.overlay = nil
             return []

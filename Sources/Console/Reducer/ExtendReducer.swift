@@ -57,32 +57,32 @@ enum ExtendReducer {
         }
     }
 
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review",
+    static let commands: [KeyCommand] = [
+        KeyCommand(.extendReview, "Review the request", keys: [.enter], context: .extendForm, inFooter: true, footerLabel: "Review",
                        unavailable: { state in
                            // Apple allows two a year: the count must be known (or known to be unknown) first.
                            if state.extendForm?.earlier.isLoading == true { return "Counting earlier extensions first; Enter works once they are counted." }
                            return state.extendForm?.reviewRequest != nil ? "Reading the subscription again from Apple; the confirmation follows." : nil
                        }) { state, _ in review(&state) },
-        ConsoleCommand(.extendCancel, "Cancel", keys: [.escape], context: .extendForm, inFooter: true) { state, _ in cancel(&state) },
-        ConsoleCommand(.extendLonger, "One day more", keys: [.up], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
+        KeyCommand(.extendCancel, "Cancel", keys: [.escape], context: .extendForm, inFooter: true) { state, _ in cancel(&state) },
+        KeyCommand(.extendLonger, "One day more", keys: [.up], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
             edit(&state) { form in form.days = TextInputState(text: String(min(90, max(0, form.typedDays ?? 0) + 1)), maxLength: 2); return [] }
         },
-        ConsoleCommand(.extendShorter, "One day fewer", keys: [.down], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
+        KeyCommand(.extendShorter, "One day fewer", keys: [.down], context: .extendForm, inFooter: true, footerLabel: "Days") { state, _ in
             edit(&state) { form in form.days = TextInputState(text: String(max(1, min(91, form.typedDays ?? 2) - 1)), maxLength: 2); return [] }
         },
-        ConsoleCommand(.extendPreviousReason, "Previous reason", keys: [.left, .character("[")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
+        KeyCommand(.extendPreviousReason, "Previous reason", keys: [.left, .character("[")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
             edit(&state) { form in form.reason = cycled(form.reason, by: -1); return [] }
         },
-        ConsoleCommand(.extendNextReason, "Next reason", keys: [.right, .character("]")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
+        KeyCommand(.extendNextReason, "Next reason", keys: [.right, .character("]")], context: .extendForm, inFooter: true, footerLabel: "Reason") { state, _ in
             edit(&state) { form in form.reason = cycled(form.reason, by: 1); return [] }
         },
-        ConsoleCommand(.extendSend, "Send the extension", keys: [.enter, .character("y")], context: .extendConfirm, dangerous: true, inFooter: true,
+        KeyCommand(.extendSend, "Send the extension", keys: [.enter, .character("y")], context: .extendConfirm, dangerous: true, inFooter: true,
                        footerLabel: "Send",
                        unavailable: { state in
                            ExtendOverlay.fits(state) ? nil : "Not sent: the confirmation does not fit this \(state.screenWidth)x\(state.screenHeight) terminal. Enlarge it to read what would be sent."
                        }) { state, _ in send(&state) },
-        ConsoleCommand(.extendBack, "Back to the form", keys: [.escape, .character("n")], context: .extendConfirm, inFooter: true, footerLabel: "Back") { state, _ in
+        KeyCommand(.extendBack, "Back to the form", keys: [.escape, .character("n")], context: .extendConfirm, inFooter: true, footerLabel: "Back") { state, _ in
             edit(&state) { form in form.confirming = false; return [] }
         },
     ]

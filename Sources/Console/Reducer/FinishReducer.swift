@@ -18,7 +18,7 @@ extension CommandID {
 /// the exact request and the account it goes to, then the write through the audit ledger.
 enum FinishReducer {
     /// The pane's command: `f` on the selected transaction.
-    static let paneCommand = ConsoleCommand(
+    static let paneCommand = KeyCommand(
         .transactionsFinish, "Finish transaction", keys: [.character("f")], context: .transactions, dangerous: true, inFooter: true,
         footerLabel: "Finish",
         unavailable: { state in
@@ -31,13 +31,13 @@ enum FinishReducer {
         },
         perform: { state, _ in open(&state) })
 
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.finishSend, "Send Finish Transaction", keys: [.enter, .character("y")], context: .finishConfirm, dangerous: true,
+    static let commands: [KeyCommand] = [
+        KeyCommand(.finishSend, "Send Finish Transaction", keys: [.enter, .character("y")], context: .finishConfirm, dangerous: true,
                        inFooter: true, footerLabel: "Send",
                        unavailable: { state in
                            FinishOverlay.fits(state) ? nil : "Not sent: the confirmation does not fit this \(state.screenWidth)x\(state.screenHeight) terminal. Enlarge it to read what would be sent."
                        }) { state, _ in send(&state) },
-        ConsoleCommand(.finishCancel, "Cancel", keys: [.escape, .character("n")], context: .finishConfirm, inFooter: true) { state, _ in
+        KeyCommand(.finishCancel, "Cancel", keys: [.escape, .character("n")], context: .finishConfirm, inFooter: true) { state, _ in
             state.overlay = nil
             state.finishConfirmation = nil
             return []

@@ -28,30 +28,30 @@ enum GlobalCommands {
         return "An extension is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger and is re-sent with its identifier at the next start."
     }
 
-    static let all: [ConsoleCommand] = [
-        ConsoleCommand(.appQuit, "Quit", keys: [.character("q"), .control("c")], context: .global, inFooter: true,
+    static let all: [KeyCommand] = [
+        KeyCommand(.appQuit, "Quit", keys: [.character("q"), .control("c")], context: .global, inFooter: true,
                        unavailable: writeInFlight) { state, _ in
             state.shouldQuit = true
             return [.quit]
         },
-        ConsoleCommand(.appHelp, "Help", keys: [.character("?"), .function(1)], context: .global, inFooter: true) { state, _ in
+        KeyCommand(.appHelp, "Help", keys: [.character("?"), .function(1)], context: .global, inFooter: true) { state, _ in
             OverlayCommands.openHelp(&state)
             return []
         },
-        ConsoleCommand(.appMessage, "Whole message", keys: [.character("!")], context: .global, inFooter: true,
+        KeyCommand(.appMessage, "Whole message", keys: [.character("!")], context: .global, inFooter: true,
                        unavailable: { $0.lastError == nil ? "No error to show." : nil }) { state, _ in
             state.overlay = .message
             return []
         },
-        ConsoleCommand(.paneNext, "Next pane", keys: [.tab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: 1) },
-        ConsoleCommand(.panePrevious, "Previous pane", keys: [.backTab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: -1) },
-        ConsoleCommand(.paneJump, "Go to pane 1-\(Panes.all.count)", keys: (1...min(9, Panes.all.count)).map { .character(Character(String($0))) },
+        KeyCommand(.paneNext, "Next pane", keys: [.tab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: 1) },
+        KeyCommand(.panePrevious, "Previous pane", keys: [.backTab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: -1) },
+        KeyCommand(.paneJump, "Go to pane 1-\(Panes.all.count)", keys: (1...min(9, Panes.all.count)).map { .character(Character(String($0))) },
                        context: .global, keyLabel: "1-\(min(9, Panes.all.count))") { state, key in
             guard case .character(let c) = key, let number = Int(String(c)), Panes.all.indices.contains(number - 1) else { return [] }
             state.pane = Panes.all[number - 1].pane
             return ConsoleReducer.paneOpened(&state)
         },
-        ConsoleCommand(.appLookup, "Look up an ID", keys: [.character("i")], context: .global, inFooter: true) { state, _ in
+        KeyCommand(.appLookup, "Look up an ID", keys: [.character("i")], context: .global, inFooter: true) { state, _ in
             state.pane = .customer
             state.focus = .paneInput
             // A new lookup starts empty; ↑ brings back recent IDs.
@@ -59,12 +59,12 @@ enum GlobalCommands {
             state.recallIndex = nil
             return []
         },
-        ConsoleCommand(.appCommand, "Command line", keys: [.character(":")], context: .global, inFooter: true) { state, _ in
+        KeyCommand(.appCommand, "Command line", keys: [.character(":")], context: .global, inFooter: true) { state, _ in
             state.focus = .commandLine
             state.commandInput = TextInputState(maxLength: ConsoleState.commandLineLength)
             return []
         },
-        ConsoleCommand(.appCancel, "Back / cancel request", keys: [.escape], context: .global) { state, _ in
+        KeyCommand(.appCancel, "Back / cancel request", keys: [.escape], context: .global) { state, _ in
             if state.list(state.pane).detailOpen {
                 state.lists[state.pane]?.detailOpen = false
             } else if !state.inFlight.isEmpty {
@@ -75,7 +75,7 @@ enum GlobalCommands {
             // Esc never enters a field: i and / do.
             return []
         },
-        ConsoleCommand(.appRefresh, "Refresh", keys: [.character("r"), .control("r")], context: .global, inFooter: true) { state, _ in
+        KeyCommand(.appRefresh, "Refresh", keys: [.character("r"), .control("r")], context: .global, inFooter: true) { state, _ in
             ConsoleReducer.refresh(&state)
         },
     ]

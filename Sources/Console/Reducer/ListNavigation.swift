@@ -22,18 +22,18 @@ enum ListNavigation {
     /// rows the eye has not followed.
     static let wheelStep = 10
 
-    static let commands: [ConsoleCommand] = [
+    static let commands: [KeyCommand] = [
         list(.listDown, "Down", [.down, .character("j")]),
         list(.listUp, "Up", [.up, .character("k")]),
         list(.listPageDown, "Page down", [.pageDown, .scrollDown]),
         list(.listPageUp, "Page up", [.pageUp, .scrollUp]),
         list(.listTop, "First row", [.character("g"), .home]),
         list(.listBottom, "Last row", [.character("G"), .end]),
-        ConsoleCommand(.listOpen, "Details", keys: [.enter], context: .list, inFooter: true,
+        KeyCommand(.listOpen, "Details", keys: [.enter], context: .list, inFooter: true,
                        unavailable: { state in state.current.isList && PaneRows.count(state, state.pane) == 0 ? "No row to open." : nil }) { state, key in
             handle(&state, .listOpen, key: key)
         },
-        ConsoleCommand(.listFilter, "Filter rows", keys: [.character("/")], context: .list, inFooter: true,
+        KeyCommand(.listFilter, "Filter rows", keys: [.character("/")], context: .list, inFooter: true,
                        unavailable: { state in state.current.isList ? nil : "\(state.current.title) has no rows to filter." }) { state, _ in
             // The filter narrows the list: a detail view open over it closes.
             state.lists[state.pane]?.detailOpen = false
@@ -42,13 +42,13 @@ enum ListNavigation {
             return []
         },
         list(.listCopy, "Copy ID", [.character("y")], inFooter: true),
-        ConsoleCommand(.detailFold, "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, inFooter: true) { state, key in
+        KeyCommand(.detailFold, "Fold / unfold", keys: [.character(" "), .right, .left], context: .detail, inFooter: true) { state, key in
             handle(&state, .detailFold, key: key)
         },
     ]
 
-    private static func list(_ id: CommandID, _ title: String, _ keys: [Key], inFooter: Bool = false) -> ConsoleCommand {
-        ConsoleCommand(id, title, keys: keys, context: .list, inFooter: inFooter) { state, key in handle(&state, id, key: key) }
+    private static func list(_ id: CommandID, _ title: String, _ keys: [Key], inFooter: Bool = false) -> KeyCommand {
+        KeyCommand(id, title, keys: keys, context: .list, inFooter: inFooter) { state, key in handle(&state, id, key: key) }
     }
 
     /// Lines a scrolling command moves by, where a page is `page` lines.

@@ -15,20 +15,20 @@ extension CommandID {
 
 /// Keys while a dialog is open: its own commands, and nothing of the pane beneath.
 enum OverlayCommands {
-    static let all: [ConsoleCommand] = [
-        ConsoleCommand(.helpClose, "Close help", keys: [.escape, .character("?"), .character("q"), .enter, .function(1)], context: .help,
+    static let all: [KeyCommand] = [
+        KeyCommand(.helpClose, "Close help", keys: [.escape, .character("?"), .character("q"), .enter, .function(1)], context: .help,
                        inFooter: true, footerLabel: "Close", perform: close),
-        ConsoleCommand(.helpMore, "Next page", keys: [.pageDown, .down, .character("j"), .character(" ")], context: .help, inFooter: true,
+        KeyCommand(.helpMore, "Next page", keys: [.pageDown, .down, .character("j"), .character(" ")], context: .help, inFooter: true,
                        footerLabel: "Pages", unavailable: { $0.helpPage + 1 >= HelpOverlay.pageCount($0) ? "This is the last page." : nil }) { state, _ in
             state.helpPage += 1
             return []
         },
-        ConsoleCommand(.helpBack, "Previous page", keys: [.pageUp, .up, .character("k")], context: .help, inFooter: true,
+        KeyCommand(.helpBack, "Previous page", keys: [.pageUp, .up, .character("k")], context: .help, inFooter: true,
                        footerLabel: "Pages", unavailable: { $0.helpPage == 0 ? "This is the first page." : nil }) { state, _ in
             state.helpPage -= 1
             return []
         },
-        ConsoleCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
+        KeyCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
                        inFooter: true, footerLabel: "Close", perform: close),
     ] + ExtendReducer.commands + FinishReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
 

@@ -11,12 +11,12 @@ extension CommandID {
 /// Keys of the focused text field (lookup, Inspector, `:` and `/`): the registry's field
 /// commands by ID, then typing.
 enum TextFields {
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.inputSubmit, "Submit", keys: [.enter], context: .input, inFooter: true, perform: nil),
-        ConsoleCommand(.inputClear, "Clear", keys: [.control("u")], context: .input, inFooter: true, perform: nil),
-        ConsoleCommand(.inputRecall, "Recent IDs", keys: [.up, .down], context: .input, perform: nil),
+    static let commands: [KeyCommand] = [
+        KeyCommand(.inputSubmit, "Submit", keys: [.enter], context: .input, inFooter: true, perform: nil),
+        KeyCommand(.inputClear, "Clear", keys: [.control("u")], context: .input, inFooter: true, perform: nil),
+        KeyCommand(.inputRecall, "Recent IDs", keys: [.up, .down], context: .input, perform: nil),
         // Every printable key is text in a field, ? included: help is a function key here.
-        ConsoleCommand(.inputHelp, "Help", keys: [.function(1)], context: .input, inFooter: true, perform: nil),
+        KeyCommand(.inputHelp, "Help", keys: [.function(1)], context: .input, inFooter: true, perform: nil),
     ]
 
     /// The field command a key triggers, if any.

@@ -39,8 +39,8 @@ enum UnresolvedWritesReducer {
         return effects
     }
 
-    static let commands: [ConsoleCommand] = [
-        ConsoleCommand(.writesResend, "Re-send with its request identifier", keys: [.character("s")], context: .unresolvedWrite, dangerous: true,
+    static let commands: [KeyCommand] = [
+        KeyCommand(.writesResend, "Re-send with its request identifier", keys: [.character("s")], context: .unresolvedWrite, dangerous: true,
                        inFooter: true, footerLabel: "Re-send",
                        unavailable: { state in
                            state.unresolvedWrites.first.map { $0.extend == nil } == true
@@ -52,14 +52,14 @@ enum UnresolvedWritesReducer {
             ConsoleReducer.toast(&state, "Re-sending the extension of \(target.subject) with its request identifier \(write.record.requestIdentifier).", lasting: 100)
             return ExtendReducer.send(&state, target, customerLookup: nil)
         },
-        ConsoleCommand(.writesResolve, "Mark resolved after checking", keys: [.character("r")], context: .unresolvedWrite, inFooter: true,
+        KeyCommand(.writesResolve, "Mark resolved after checking", keys: [.character("r")], context: .unresolvedWrite, inFooter: true,
                        footerLabel: "Mark resolved") { state, _ in
             guard let write = state.unresolvedWrites.first else { return [] }
             state.unresolvedWrites.removeFirst()
             close(&state)
             return [.resolveWrite(write, note: "closed in the console by the agent after checking")]
         },
-        ConsoleCommand(.writesLater, "Decide later", keys: [.character("l"), .escape, .character("q")], context: .unresolvedWrite, inFooter: true,
+        KeyCommand(.writesLater, "Decide later", keys: [.character("l"), .escape, .character("q")], context: .unresolvedWrite, inFooter: true,
                        footerLabel: "Later") { state, _ in
             // Left for later: it stays counted in the status line and comes back with :writes.
             state.overlay = nil

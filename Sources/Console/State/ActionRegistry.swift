@@ -27,7 +27,7 @@ public struct CommandID: Hashable, Sendable, CustomStringConvertible {
 /// One thing the user can do, with its keys, where it applies, when it cannot be used and what
 /// it does: the single source for key dispatch, footer hints, the help overlay and
 /// docs/keybindings.md.
-public struct ConsoleCommand: Sendable {
+public struct KeyCommand: Sendable {
     public typealias Perform = @Sendable (inout ConsoleState, Key) -> [ConsoleEffect]
 
     public let id: CommandID
@@ -101,7 +101,7 @@ public struct ColonCommand: Sendable {
 
 /// Every command of the console, gathered from where each is handled.
 public enum ActionRegistry {
-    public static let all: [ConsoleCommand] =
+    public static let all: [KeyCommand] =
         GlobalCommands.all + ListNavigation.commands + TextFields.commands
         + Panes.all.flatMap(\.commands) + OverlayCommands.all
 

@@ -4,12 +4,12 @@ import TerminalUI
 /// The commands with the keys that trigger them: the registry's defaults, with the config file's
 /// `[keys]` rebindings applied. Dispatch, footer and help all read the same keymap.
 public struct Keymap: Sendable {
-    public private(set) var commands: [ConsoleCommand]
+    public private(set) var commands: [KeyCommand]
 
     public static let standard = Keymap(commands: ActionRegistry.all)
 
     /// The command a key triggers in the given contexts (first match wins).
-    public func lookup(_ key: Key, in contexts: [ActionContext]) -> ConsoleCommand? {
+    public func lookup(_ key: Key, in contexts: [ActionContext]) -> KeyCommand? {
         for context in contexts {
             if let command = commands.first(where: { $0.context == context && $0.keys.contains(key) }) { return command }
         }

@@ -15,7 +15,7 @@ public struct PaneDescription: Sendable {
     /// Whether the breadcrumb names the customer on screen (not for app-wide panes).
     public let showsCustomer: Bool
     /// The pane's own key commands (their context is `ActionContext.pane(…)`).
-    public let commands: [ConsoleCommand]
+    public let commands: [KeyCommand]
     /// The pane's own `:` commands.
     public let colonCommands: [ColonCommand]
 
@@ -48,13 +48,13 @@ public struct PaneDescription: Sendable {
     let input: (@Sendable (inout ConsoleState, Key) -> [ConsoleEffect])?
     /// Keys the pane takes before its commands are looked up (a paste into the Inspector);
     /// nil means the key goes on to the commands.
-    let intercept: @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]?
+    let intercept: @Sendable (inout ConsoleState, Key, KeyCommand?) -> [ConsoleEffect]?
     /// What the pane does after its list's selection moved (a page read on demand).
     let scrolled: Reduce
 
     public init(
         pane: Pane, title: String, shortTitle: String? = nil, rowNoun: String? = nil, showsCustomer: Bool = true,
-        commands: [ConsoleCommand] = [], colonCommands: [ColonCommand] = [],
+        commands: [KeyCommand] = [], colonCommands: [ColonCommand] = [],
         rowCount: @escaping @Sendable (ConsoleState) -> Int = { _ in 0 },
         selectedID: @escaping @Sendable (ConsoleState) -> String? = { _ in nil },
         rowIDs: @escaping @Sendable (ConsoleState) -> [String?] = { _ in [] },
@@ -68,7 +68,7 @@ public struct PaneDescription: Sendable {
         tick: @escaping Reduce = { _ in [] },
         reset: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
         input: (@Sendable (inout ConsoleState, Key) -> [ConsoleEffect])? = nil,
-        intercept: @escaping @Sendable (inout ConsoleState, Key, ConsoleCommand?) -> [ConsoleEffect]? = { _, _, _ in nil },
+        intercept: @escaping @Sendable (inout ConsoleState, Key, KeyCommand?) -> [ConsoleEffect]? = { _, _, _ in nil },
         scrolled: @escaping Reduce = { _ in [] }
     ) {
         self.pane = pane

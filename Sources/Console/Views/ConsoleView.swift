@@ -139,7 +139,7 @@ public enum ConsoleView {
 
     /// The footer commands of `contexts` that can be used now; neighbours with one footer word
     /// share a hint ("Left/Right Reason").
-    static func hints(_ state: ConsoleState, _ contexts: [ActionContext], where shown: (ConsoleCommand) -> Bool = { _ in true }) -> [(key: String, label: String)] {
+    static func hints(_ state: ConsoleState, _ contexts: [ActionContext], where shown: (KeyCommand) -> Bool = { _ in true }) -> [(key: String, label: String)] {
         var hints: [(key: String, label: String)] = []
         var mergeable = false
         for context in contexts {
