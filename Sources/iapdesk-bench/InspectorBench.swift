@@ -109,7 +109,7 @@ enum InspectorBench {
             let start = ContinuousClock.now
             for effect in effects {
                 guard case .task(let task) = effect else { continue }
-                let report = await task.work(services) { _ in }
+                guard let report = await task.work(services, { _ in }) else { continue }
                 _ = ConsoleReducer.reduce(&state, .answer(request: task.request, report))
             }
             terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }

@@ -115,22 +115,25 @@ enum LatencyBench {
         }
     }
 
-    /// Drives the console's reducer and EffectRunner as the app does: Enter on the order ID in the
-    /// lookup field, every posted answer reduced and its effects run. Returns the milliseconds until
-    /// the subscriptions (status, renewal date) are on the customer pane, and until every part is.
+    /// Drives the console's program as the app does: Enter on the order ID in the lookup field,
+    /// every posted answer reduced and its effects run. Returns the milliseconds until the
+    /// subscriptions (status, renewal date) are on the customer pane, and until every part is.
     static func consoleTimes(server: DemoServer, orderId: String) async throws -> (Double, Double) {
         let services = DeskServices(client: try server.makeClient(), verifier: try server.makeVerifier())
-        let (actions, continuation) = AsyncStream<ConsoleAction>.makeStream()
-        let runner = EffectRunner(services: services, makeServices: { _ in services }, post: { continuation.yield($0) })
+        let inbox = ConsoleInbox()
+        let runner = EffectRunner(services: services, makeServices: { _ in services }, post: { inbox.post($0) })
         var state = ConsoleState(profileName: "bench", environment: .production, isDemo: true, bundleId: DemoServer.bundleId, readOnly: false, themeName: "default")
         state.focus = .paneInput
         state.lookupInput = TextInputState(text: orderId, maxLength: 64)
+        let program = ConsoleProgram(state: state, inbox: inbox, runner: runner)
+        defer { program.stop() }
         let start = ContinuousClock.now
-        for effect in ConsoleReducer.reduce(&state, .key(.enter)) { runner.run(effect) }
+        program.send(.key(.enter))
         var toStatus: Double?
-        for await action in actions {
-            for effect in ConsoleReducer.reduce(&state, action) { runner.run(effect) }
-            guard let customer = state.customer else { continue }
+        while !program.state.inFlight.isEmpty {
+            await inbox.arrival()
+            program.drain()
+            guard let customer = program.state.customer else { continue }
             let elapsed = (ContinuousClock.now - start).seconds * 1000
             if toStatus == nil, customer.subscriptions.value != nil { toStatus = elapsed }
             let parts: [Bool] = [
@@ -139,8 +142,6 @@ enum LatencyBench {
             ]
             if parts.allSatisfy({ $0 }) {
                 guard customer.history.value != nil else { throw BenchError("the console's history failed") }
-                runner.cancelAll()
-                continuation.finish()
                 return (toStatus ?? elapsed, elapsed)
             }
         }

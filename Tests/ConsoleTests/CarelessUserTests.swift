@@ -58,7 +58,7 @@ import Testing
         var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
         for key in "ABCDEFGHIJ" { _ = ConsoleReducer.reduce(&state, .key(.character(key))) }
         let effects = ConsoleReducer.reduce(&state, .key(.enter))
-        guard case .lookUpOrder(let request, _)? = effects.first(where: { if case .lookUpOrder = $0 { true } else { false } }) else {
+        guard let request = effects.task(named: "look up order")?.request else {
             Issue.record("expected an order lookup, got \(effects)")
             return
         }

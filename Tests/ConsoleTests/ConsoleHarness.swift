@@ -321,3 +321,55 @@ enum Snapshot {
         return "snapshot \(name) differs"
     }
 }
+
+extension ConsoleAction {
+    /// A part of the customer as the runner posts it.
+    static func customer(request: Int, _ part: CustomerPart) -> ConsoleAction { .answer(request: request, CustomerAnswer.part(part)) }
+
+    /// The customer's part this action carries, with its request.
+    var customerPart: (request: Int, part: CustomerPart)? {
+        guard case .answer(let request, let answer as CustomerAnswer) = self, case .part(let part) = answer else { return nil }
+        return (request, part)
+    }
+}
+
+extension Array where Element == ConsoleEffect {
+    /// The first task whose name starts with `prefix` ("look up order", "customer", "notification history").
+    func task(named prefix: String) -> PaneTask? {
+        for effect in self {
+            if case .task(let task) = effect, task.name.hasPrefix(prefix) { return task }
+        }
+        return nil
+    }
+}
+
+/// Answers as the runner posts them, by the names tests read them with.
+extension ConsoleAction {
+    static func historyPage(request: Int, _ rows: [VerifiedTransaction], pages: Int) -> ConsoleAction {
+        .answer(request: request, TransactionsAnswer.historySoFar(rows, pages: pages))
+    }
+
+    static func paneHistory(request: Int, _ result: Result<[VerifiedTransaction], DisplayError>) -> ConsoleAction {
+        .answer(request: request, TransactionsAnswer.history(result))
+    }
+
+    static func nextPage(request: Int, _ result: Result<HistoryPageAnswer, DisplayError>) -> ConsoleAction {
+        .answer(request: request, TransactionsAnswer.nextPage(result))
+    }
+
+    static func notificationsPage(request: Int, _ rows: [NotificationRow], pages: Int) -> ConsoleAction {
+        .answer(request: request, NotificationsAnswer.historySoFar(rows, pages: pages))
+    }
+
+    static func paneNotifications(request: Int, _ result: Result<[NotificationRow], DisplayError>) -> ConsoleAction {
+        .answer(request: request, NotificationsAnswer.history(result))
+    }
+
+    static func testRequested(request: Int, _ result: Result<String, DisplayError>) -> ConsoleAction {
+        .answer(request: request, NotificationsAnswer.testRequested(result))
+    }
+
+    static func testStatus(request: Int, _ result: Result<CheckTestNotificationResponse, DisplayError>) -> ConsoleAction {
+        .answer(request: request, NotificationsAnswer.testStatus(result))
+    }
+}

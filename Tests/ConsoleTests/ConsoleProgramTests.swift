@@ -50,16 +50,17 @@ import Testing
         let transport = EffectRunnerTests.StubTransport { _ in HTTPResponse(status: 200, body: Data(#"{"status":1}"#.utf8)) }
         let copied = EffectLog()
         let (program, inbox) = try program(transport, frontEnd: copied)
-        program.perform([.copy("the case file"), .lookUpOrder(request: 3, orderId: "MK5TTTVWJH"), .quit])
+        let lookup = try #require(CustomerReducer.submit(&program.state, "MK5TTTVWJH").task(named: "look up order"))
+        program.perform([.copy("the case file"), .task(lookup), .quit])
         #expect(copied.all == [.copy("the case file")])
         #expect(program.state.shouldQuit)
         // The runner asked Apple and its answer arrives in the inbox.
         var arrived: [ConsoleAction] = []
-        while !arrived.contains(where: { if case .finished(3) = $0 { true } else { false } }) {
+        while !arrived.contains(where: { if case .finished(lookup.request) = $0 { true } else { false } }) {
             await inbox.arrival()
             arrived += inbox.take()
         }
         #expect(transport.requests.withLock { $0.map(\.url.path) } == ["/inApps/v1/lookup/MK5TTTVWJH"])
-        #expect(arrived.contains { if case .customer(3, .order(.success)) = $0 { true } else { false } })
+        #expect(arrived.contains { if case .order(.success)? = $0.customerPart?.part { true } else { false } })
     }
 }

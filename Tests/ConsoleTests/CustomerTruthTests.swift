@@ -100,16 +100,20 @@ import Testing
     /// An answer as it would arrive had the network failed; nil for a page that never arrives.
     static func failed(_ action: ConsoleAction) -> ConsoleAction? {
         let error = networkFailure
-        switch action {
-        case .customer(let request, .order(_)): return .customer(request: request, .order(.failure(error)))
-        case .customer(let request, .transaction(_)): return .customer(request: request, .transaction(.failure(error)))
-        case .customer(let request, .subscriptions(_)): return .customer(request: request, .subscriptions(.failure(error)))
-        case .customer(let request, .refunds(_)): return .customer(request: request, .refunds(.failure(error)))
-        case .customer(let request, .history(_)): return .customer(request: request, .history(.failure(error)))
-        case .customer(let request, .notifications(_)): return .customer(request: request, .notifications(.failure(error)))
-        case .customer(let request, .appTransaction(_)): return .customer(request: request, .appTransaction(.failure(error)))
+        guard let (request, part) = action.customerPart else {
+            if case .answer(_, let answer as TransactionsAnswer) = action, case .historySoFar = answer { return nil }
+            return action
+        }
+        switch part {
+        case .order: return .customer(request: request, .order(.failure(error)))
+        case .transaction: return .customer(request: request, .transaction(.failure(error)))
+        case .subscriptions: return .customer(request: request, .subscriptions(.failure(error)))
+        case .refunds: return .customer(request: request, .refunds(.failure(error)))
+        case .history: return .customer(request: request, .history(.failure(error)))
+        case .notifications: return .customer(request: request, .notifications(.failure(error)))
+        case .appTransaction: return .customer(request: request, .appTransaction(.failure(error)))
         case .historyPage: return nil
-        default: return action
+        case .accountLinks, .appTransactionFound: return action
         }
     }
 

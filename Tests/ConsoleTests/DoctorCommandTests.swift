@@ -44,9 +44,9 @@ import Testing
         var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
         _ = CommandLine.execute(&state, "doctor")
         let report = DoctorReport(checks: [DoctorCheck("clock", .warn, "this machine's clock is 20 s behind the server's", fix: "sync")])
-        _ = ConsoleReducer.reduce(&state, .answer(request: 999, report))
+        _ = ConsoleReducer.reduce(&state, .answer(request: 999, DoctorReducer.DoctorAnswer.report(report)))
         #expect(state.doctorReport == nil)
-        _ = ConsoleReducer.reduce(&state, .answer(request: state.doctorRequest!, report))
+        _ = ConsoleReducer.reduce(&state, .answer(request: state.doctorRequest!, DoctorReducer.DoctorAnswer.report(report)))
         #expect(state.doctorReport == report)
         #expect(state.overlay == .doctor)
     }

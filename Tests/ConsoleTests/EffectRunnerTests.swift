@@ -48,10 +48,12 @@ import Testing
     @Test func anOrderLookupAsksApplesPathAndPostsItsAnswer() async throws {
         let transport = StubTransport { _ in HTTPResponse(status: 200, body: Data(#"{"status":1}"#.utf8)) }
         let box = ActionBox()
-        try runner(transport, posted: box).run(.lookUpOrder(request: 7, orderId: "MK5TTTVWJH"))
-        let actions = try await wait(for: box, request: 7)
+        var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
+        let task = try #require(CustomerReducer.submit(&state, "MK5TTTVWJH").task(named: "look up order"))
+        try runner(transport, posted: box).run(.task(task))
+        let actions = try await wait(for: box, request: task.request)
         #expect(transport.requests.withLock { $0.map(\.url.path) } == ["/inApps/v1/lookup/MK5TTTVWJH"])
-        guard case .customer(7, .order(.success(let order)))? = actions.first else { Issue.record("expected the order answer, got \(actions)"); return }
+        guard case .order(.success(let order))? = actions.first?.customerPart?.part else { Issue.record("expected the order answer, got \(actions)"); return }
         #expect(order.orderId == "MK5TTTVWJH")
         #expect(order.status == .invalid)
         #expect(order.transactions.isEmpty)
@@ -62,9 +64,16 @@ import Testing
             HTTPResponse(status: 404, body: Data(#"{"errorCode":4040010,"errorMessage":"Transaction id not found."}"#.utf8))
         }
         let box = ActionBox()
-        try runner(transport, posted: box).run(.loadHistory(request: 3, anchorId: "2000000400000044", query: .init(), environment: .sandbox))
-        let actions = try await wait(for: box, request: 3)
-        guard case .paneHistory(3, .failure(let error))? = actions.first else { Issue.record("expected a failed history, got \(actions)"); return }
+        var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
+        state.customer = CustomerState(query: "2000000400000044", lookup: 1)
+        state.customer?.environment = .sandbox
+        let task = try #require(TransactionsPane.load(&state, anchor: "2000000400000044").task(named: "transaction history"))
+        try runner(transport, posted: box).run(.task(task))
+        let actions = try await wait(for: box, request: task.request)
+        guard case .answer(_, let answer as TransactionsAnswer)? = actions.first, case .history(.failure(let error)) = answer else {
+            Issue.record("expected a failed history, got \(actions)")
+            return
+        }
         #expect(error.code == .transactionIdNotFound)
         #expect(error.httpStatus == 404)
         #expect(error.environment == .sandbox, "the customer's environment, where the request went")

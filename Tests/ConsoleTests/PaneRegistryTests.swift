@@ -40,7 +40,7 @@ import Testing
         _ = ConsoleReducer.reduce(&state, .key(.character("i")))
         for c in "2000000400000044" { _ = ConsoleReducer.reduce(&state, .key(.character(c))) }
         let lookup = ConsoleReducer.reduce(&state, .key(.enter))
-        guard case .loadCustomer(let customerRequest, _, _, _)? = lookup.first(where: { if case .loadCustomer = $0 { true } else { false } }) else {
+        guard let customerRequest = lookup.task(named: "customer")?.request else {
             Issue.record("expected a customer load, got \(lookup)")
             return
         }
@@ -51,12 +51,12 @@ import Testing
         // A history page for the notifications request is not the customer's, and the reverse.
         _ = ConsoleReducer.reduce(&state, .customer(request: notificationRequest, .notifications(.success([]))))
         #expect(state.customer?.notifications.isLoading == true)
-        _ = ConsoleReducer.reduce(&state, .paneNotifications(request: customerRequest, .success([])))
+        _ = ConsoleReducer.reduce(&state, .answer(request: customerRequest, NotificationsAnswer.history(.success([]))))
         #expect(state.notificationsPane.isLoading)
-        _ = ConsoleReducer.reduce(&state, .paneNotifications(request: notificationRequest, .success([])))
+        _ = ConsoleReducer.reduce(&state, .answer(request: notificationRequest, NotificationsAnswer.history(.success([]))))
         #expect(state.notificationsPane.value?.isEmpty == true)
         // An answer to a request nobody made is dropped.
-        _ = ConsoleReducer.reduce(&state, .answer(request: 9_999, InspectionReport(items: [], problem: "stray")))
+        _ = ConsoleReducer.reduce(&state, .answer(request: 9_999, InspectorAnswer.report(InspectionReport(items: [], problem: "stray"))))
         #expect(state.inspected.value == nil)
     }
 
@@ -67,9 +67,9 @@ import Testing
         let effects = ConsoleReducer.reduce(&state, .key(.paste("eyJhbGciOiJFUzI1NiJ9.e30.c2ln")))
         guard case .task(let task)? = effects.first else { Issue.record("expected the Inspector's task, got \(effects)"); return }
         #expect(state.requestOwners[task.request] == .inspector)
-        _ = ConsoleReducer.reduce(&state, .answer(request: task.request, "not a report"))
-        #expect(state.inspected.isLoading, "an answer of another type is not taken for a report")
-        _ = ConsoleReducer.reduce(&state, .answer(request: task.request, InspectionReport(items: [], problem: "Not a JWS")))
+        _ = ConsoleReducer.reduce(&state, .answer(request: task.request, TimelineAnswer.read(TimelinePane.Read(lookup: 0, writes: [], notes: [], received: [], problems: []))))
+        #expect(state.inspected.isLoading, "an answer of another pane's type is not taken for a report")
+        _ = ConsoleReducer.reduce(&state, .answer(request: task.request, InspectorAnswer.report(InspectionReport(items: [], problem: "Not a JWS"))))
         #expect(state.inspected.value?.report.problem == "Not a JWS")
     }
 

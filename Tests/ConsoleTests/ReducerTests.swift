@@ -34,8 +34,10 @@ import Testing
         #expect(state.focus == .paneInput)
         _ = type(&state, "mk5tttvwjh")
         let effects = send(&state, [.enter])
-        guard case .lookUpOrder(let request, let order)? = effects.first else { Issue.record("expected an order lookup, got \(effects)"); return }
-        #expect(order == "MK5TTTVWJH")
+        guard let lookup = effects.task(named: "look up order") else { Issue.record("expected an order lookup, got \(effects)"); return }
+        let request = lookup.request
+        let order = "MK5TTTVWJH"
+        #expect(lookup.name == "look up order MK5TTTVWJH")
         #expect(state.inFlight[request] != nil)
         #expect(state.customer?.order.isLoading == true)
         // The order answers: the customer's other parts load from its first original transaction.
@@ -44,7 +46,8 @@ import Testing
         t.originalTransactionId = "2000000400000044"
         let verified = VerifiedPayload(payload: t, rawPayload: nil, header: nil, status: .verified, chainSubjects: [])
         let next = ConsoleReducer.reduce(&state, .customer(request: request, .order(.success(OrderResult(orderId: order, status: .valid, transactions: [verified])))))
-        #expect(next == [ConsoleEffect.loadCustomer(request: request + 1, anchorId: "2000000400000044", includeTransaction: false, environment: .production)])
+        #expect(next.count == 1 && next.task(named: "customer 2000000400000044")?.request == request + 1)
+        #expect(state.customer?.environment == .production)
         #expect(state.customer?.anchorId == "2000000400000044")
         #expect(state.customer?.subscriptions.isLoading == true)
     }
@@ -165,14 +168,14 @@ import Testing
         _ = send(&state, [.backTab, .backTab])
         #expect(state.pane == .refunds)
         let effects = send(&state, [.character("6")])
-        guard case .loadNotifications(_, let spec)? = effects.first else { Issue.record("notifications must load when opened"); return }
-        #expect(spec.since == 7 * 86_400)
+        guard effects.task(named: "notification history") != nil else { Issue.record("notifications must load when opened"); return }
+        #expect(state.models[NotificationsModel.self].spec?.since == 7 * 86_400)
         _ = send(&state, [.character(":")])
         #expect(state.focus == .commandLine)
         _ = type(&state, "order MK5TTTVWJH")
         let lookup = send(&state, [.enter])
         #expect(state.pane == .customer)
-        guard case .lookUpOrder? = lookup.first else { Issue.record("expected :order to look up"); return }
+        guard lookup.task(named: "look up order") != nil else { Issue.record("expected :order to look up"); return }
     }
 
     @Test func commandLineErrorsAndThemes() {
@@ -187,8 +190,8 @@ import Testing
         _ = send(&state, [.character(":")])
         _ = type(&state, "since 400d")
         let effects = send(&state, [.enter])
-        guard case .loadNotifications(_, let spec)? = effects.first else { Issue.record("expected a reload"); return }
-        #expect(spec.since < 180 * 86_400)
+        guard effects.task(named: "notification history") != nil else { Issue.record("expected a reload"); return }
+        #expect(try #require(state.models[NotificationsModel.self].spec).since < 180 * 86_400)
         _ = send(&state, [.character(":")])
         _ = type(&state, "q")
         #expect(send(&state, [.enter]) == [.quit])
@@ -305,7 +308,7 @@ import Testing
         var state = fresh()
         _ = type(&state, "2000000400000044")
         let effects = send(&state, [.enter])
-        guard case .loadCustomer(let request, _, _, _)? = effects.first else { Issue.record("expected a customer load"); return }
+        guard let request = effects.task(named: "customer")?.request else { Issue.record("expected a customer load"); return }
         let cancel = send(&state, [.escape])
         #expect(cancel == [.cancel(request: request)])
         #expect(state.inFlight.isEmpty)
@@ -320,11 +323,11 @@ import Testing
         state.pane = .notifications
         state.focus = .content
         let effects = send(&state, [.character("t")])
-        guard case .requestTestNotification(let request)? = effects.first else { Issue.record("expected a request"); return }
+        guard let request = effects.task(named: "request a test notification")?.request else { Issue.record("expected a request"); return }
         let poll = ConsoleReducer.reduce(&state, .testRequested(request: request, .success("token-1")))
-        #expect(poll == [.pollTestNotification(request: request, token: "token-1", delay: 0.5)])
+        #expect(poll.count == 1 && poll.task(named: "poll test notification token-1")?.request == request)
         let again = ConsoleReducer.reduce(&state, .testStatus(request: request, .failure(DisplayError(APIError.server(ServerFailure(status: 404, code: .testNotificationNotFound, message: "not yet"))))))
-        #expect(again == [.pollTestNotification(request: request, token: "token-1", delay: 1)])
+        #expect(again.count == 1 && again.task(named: "poll test notification token-1")?.request == request)
         // Text that merely mentions the code is not the code.
         var copy = state
         #expect(ConsoleReducer.reduce(&copy, .testStatus(request: request, .failure(DisplayError(summary: "proxy said 4040008")))).isEmpty)
@@ -332,7 +335,7 @@ import Testing
             signedPayload: "x", sendAttempts: [SendAttemptItem(attemptDate: Date(), sendAttemptResult: .timedOut)]))))
         #expect(state.testNotification?.finished == true)
         #expect(state.toasts.last?.isError == true)
-        guard case .loadNotifications? = done.first else { Issue.record("history reloads after the test"); return }
+        guard done.task(named: "notification history") != nil else { Issue.record("history reloads after the test"); return }
     }
 
     @Test func filterNarrowsRowsAndToastsExpire() {

@@ -38,7 +38,7 @@ import Testing
         let firstRequests = try #require(harness.state.customer?.requests)
         // The first order's answer is on its way while the agent types the second one.
         let late = try await harness.holdAnswers(of: firstRequests)
-        #expect(late.contains { if case .customer(_, .order) = $0 { return true } else { return false } })
+        #expect(late.contains { if case .order? = $0.customerPart?.part { return true } else { return false } })
 
         lookUp(harness, Self.second.order)
         try await harness.settle()
@@ -53,7 +53,7 @@ import Testing
         #expect(state.customer?.anchorId == Self.second.original)
         #expect(!shownOriginals(state).contains(Self.first.original), "the first customer's purchases must not appear")
         #expect(harness.effects.filter {
-            if case .loadCustomer(_, let anchor, _, _) = $0 { return anchor == Self.first.original } else { return false }
+            if case .task(let task) = $0 { return task.name == "customer \(Self.first.original)" } else { return false }
         }.isEmpty, "the late order answer must not start loading the first customer")
         let screen = harness.screen(width: 120, height: 36)
         #expect(!screen.contains(Self.first.order))
@@ -70,7 +70,7 @@ import Testing
         let customerRequests = try #require(harness.state.customer?.requests).subtracting(orderRequests)
         #expect(!customerRequests.isEmpty)
         let late = try await harness.holdAnswers(of: customerRequests)
-        #expect(late.contains { if case .customer(_, .subscriptions(.success(let rows))) = $0 { return !rows.isEmpty } else { return false } })
+        #expect(late.contains { if case .subscriptions(.success(let rows))? = $0.customerPart?.part { return !rows.isEmpty } else { return false } })
 
         // The second customer (by transaction ID) is looked up and answered before the first's answers arrive.
         lookUp(harness, "2000000400000301")
@@ -101,10 +101,10 @@ import Testing
         // Every answer for this customer failed (a 500 from Apple, say).
         let failure = DisplayError(summary: "Apple's server failed (HTTP 500, error 5000000).", hint: "Try again in a moment.")
         for action in try await harness.holdAnswers(of: requests) {
-            switch action {
-            case .customer(let request, .refunds(_)): harness.receive(.customer(request: request, .refunds(.failure(failure))))
-            case .customer(let request, .subscriptions(_)): harness.receive(.customer(request: request, .subscriptions(.failure(failure))))
-            case .customer(let request, .history(_)): harness.receive(.customer(request: request, .history(.failure(failure))))
+            switch action.customerPart {
+            case (let request, .refunds)?: harness.receive(.customer(request: request, .refunds(.failure(failure))))
+            case (let request, .subscriptions)?: harness.receive(.customer(request: request, .subscriptions(.failure(failure))))
+            case (let request, .history)?: harness.receive(.customer(request: request, .history(.failure(failure))))
             default: harness.receive(action)
             }
         }

@@ -39,17 +39,26 @@ import Testing
         return Array(repeating: row, count: Int(since / 86_400) % 50 + 1)
     }
 
-    func loads(_ effects: [ConsoleEffect]) -> [(request: Int, since: TimeInterval)] {
-        effects.compactMap { if case .loadNotifications(let request, let spec) = $0 { (request, spec.since) } else { nil } }
+    /// The notification history loads `effects` start, with the span the pane asked for (one load
+    /// an action at most, so the pane's latest spec is its).
+    func loads(_ effects: [ConsoleEffect], _ state: ConsoleState) -> [(request: Int, since: TimeInterval)] {
+        effects.compactMap { effect in
+            guard case .task(let task) = effect, task.name.hasPrefix("notification history"),
+                  let spec = state.models[NotificationsModel.self].spec else { return nil }
+            return (task.request, spec.since)
+        }
     }
 
     @Test func quickRangeChangesShowTheRowsOfTheRangeShown() throws {
         var state = fresh()
-        var asked = loads(send(&state, [.escape, .character("6")]))
+        var asked = loads(send(&state, [.escape, .character("6")]), state)
         // d pressed three times before any answer: 30 days, the retention, 1 day.
         var effects: [ConsoleEffect] = []
-        for _ in 0..<3 { effects += send(&state, [.character("d")]) }
-        asked += loads(effects)
+        for _ in 0..<3 {
+            let pressed = send(&state, [.character("d")])
+            effects += pressed
+            asked += loads(pressed, state)
+        }
         #expect(asked.count == 4)
         let last = try #require(asked.last)
         #expect(state.notificationFilters.since == last.since)
@@ -69,8 +78,8 @@ import Testing
 
     @Test func aLateAnswerOfAnEarlierFilterDoesNotReplaceTheRows() throws {
         var state = fresh()
-        let first = try #require(loads(send(&state, [.escape, .character("6")])).first)
-        let second = try #require(loads(send(&state, [.character("f")])).first)
+        let first = try #require(loads(send(&state, [.escape, .character("6")]), state).first)
+        let second = try #require(loads(send(&state, [.character("f")]), state).first)
         _ = ConsoleReducer.reduce(&state, .paneNotifications(request: second.request, .success([])))
         #expect(state.notificationsPane.value?.isEmpty == true)
         // The unfiltered history arrives last: it is not what the pane asks for now.
@@ -98,7 +107,7 @@ import Testing
     func customerOnTransactions() throws -> (ConsoleState, Int) {
         var state = fresh()
         let effects = send(&state, Self.anchor.map { .character($0) } + [.enter, .character("5")])
-        let load = try #require(effects.compactMap { if case .loadCustomer(let request, _, _, _) = $0 { request } else { nil } }.first)
+        let load = try #require(effects.task(named: "customer")?.request)
         return (state, load)
     }
 
@@ -107,7 +116,7 @@ import Testing
     }
 
     func historyLoad(_ effects: [ConsoleEffect]) throws -> Int {
-        try #require(effects.compactMap { if case .loadHistory(let request, _, _, _) = $0 { request } else { nil } }.first, "\(effects)")
+        try #require(effects.task(named: "transaction history")?.request, "\(effects)")
     }
 
     @Test func theCustomersHistoryArrivingAfterAFilterDoesNotReplaceTheFilteredRows() throws {
@@ -118,7 +127,7 @@ import Testing
         _ = ConsoleReducer.reduce(&state, .customer(request: customer, .history(.success(Self.transactions(0..<30)))))
         #expect(state.customer?.history.value?.count == 30, "the summary still gets its history")
         #expect(state.transactionsPane.isLoading, "the pane waits for the filtered page")
-        _ = ConsoleReducer.reduce(&state, .answer(request: page, Result<HistoryPageAnswer, DisplayError>.success(
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: page, .success(
             HistoryPageAnswer(rows: Self.transactions(100..<105), nextRevision: nil))))
         #expect(ids(state) == Self.transactions(100..<105).compactMap { $0.payload?.transactionId })
     }
@@ -135,11 +144,11 @@ import Testing
         let secondPage = try firstTask(againEffects)
         #expect(cancelled(againEffects) == [unfiltered])
 
-        _ = ConsoleReducer.reduce(&state, .answer(request: secondPage, Result<HistoryPageAnswer, DisplayError>.success(
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: secondPage, .success(
             HistoryPageAnswer(rows: Self.transactions(200..<210), nextRevision: nil))))
         _ = ConsoleReducer.reduce(&state, .historyPage(request: unfiltered, Self.transactions(0..<20), pages: 1))
         _ = ConsoleReducer.reduce(&state, .paneHistory(request: unfiltered, .success(Self.transactions(0..<30))))
-        _ = ConsoleReducer.reduce(&state, .answer(request: firstPage, Result<HistoryPageAnswer, DisplayError>.success(
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: firstPage, .success(
             HistoryPageAnswer(rows: Self.transactions(100..<110), nextRevision: "more"))))
         #expect(ids(state) == Self.transactions(200..<210).compactMap { $0.payload?.transactionId })
         #expect(state.historyPaging.hasMore == false)
@@ -167,8 +176,8 @@ import Testing
         let secondEffects = send(&state, [.paste("eyJhbGciOiJFUzI1NiJ9.e30.c2Vjb25k")])
         let second = try firstTask(secondEffects)
         #expect(cancelled(secondEffects) == [first])
-        _ = ConsoleReducer.reduce(&state, .answer(request: second, InspectionReport(items: [], problem: "second")))
-        _ = ConsoleReducer.reduce(&state, .answer(request: first, InspectionReport(items: [], problem: "first")))
+        _ = ConsoleReducer.reduce(&state, .answer(request: second, InspectorAnswer.report(InspectionReport(items: [], problem: "second"))))
+        _ = ConsoleReducer.reduce(&state, .answer(request: first, InspectorAnswer.report(InspectionReport(items: [], problem: "first"))))
         #expect(state.inspected.value?.report.problem == "second")
     }
 }

@@ -25,7 +25,7 @@ import Testing
         #expect(state.pane == .transactions)
         let effects = send(&state, [.character(":")] + "sort asc".map { .character($0) } + [.enter])
         let task = try #require(Self.tasks(effects).first, "a filtered history asks for its first page, not for all of it: \(effects)")
-        #expect(!effects.contains { if case .loadHistory = $0 { true } else { false } })
+        #expect(!effects.contains { if case .task(let task) = $0 { task.name.hasPrefix("transaction history") } else { false } })
         #expect(state.transactionsPane.isLoading)
         return (state, task)
     }
@@ -55,7 +55,7 @@ import Testing
 
     @Test func scrollingNearTheEndAsksForTheNextPageOnce() throws {
         var (state, first) = try filtered()
-        #expect(ConsoleReducer.reduce(&state, .answer(request: first.request, Self.page(0..<20, next: "r1"))).isEmpty,
+        #expect(ConsoleReducer.reduce(&state, .nextPage(request: first.request, Self.page(0..<20, next: "r1"))).isEmpty,
                 "the selection is far from the end: nothing more is asked yet")
         #expect(ids(state).count == 20)
         #expect(state.historyPaging.nextRevision == "r1")
@@ -72,7 +72,7 @@ import Testing
         // Further scrolling while it is out asks for nothing more.
         #expect(Self.tasks(send(&state, [.down, .down, .pageDown, .end])).isEmpty)
 
-        _ = ConsoleReducer.reduce(&state, .answer(request: second.request, Self.page(20..<40, next: nil)))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: second.request, Self.page(20..<40, next: nil)))
         #expect(ids(state) == (0..<40).map { String(2_000_000_400_000_100 + $0) }, "pages keep Apple's order, each after the last")
         #expect(state.historyPaging.hasMore == false)
         #expect(state.historyPaging.pageRequest == nil)
@@ -83,10 +83,10 @@ import Testing
 
     @Test func aFailedPageIsShownAndTheRowsStay() throws {
         var (state, first) = try filtered()
-        _ = ConsoleReducer.reduce(&state, .answer(request: first.request, Self.page(0..<20, next: "r1")))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: first.request, Self.page(0..<20, next: "r1")))
         let second = try #require(Self.tasks(send(&state, [.end])).first)
         let failure = DisplayError(summary: "Apple's server failed (HTTP 500, error 5000000).", hint: "Try again in a moment.")
-        _ = ConsoleReducer.reduce(&state, .answer(request: second.request, Result<HistoryPageAnswer, DisplayError>.failure(failure)))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: second.request, .failure(failure)))
         #expect(ids(state).count == 20, "the rows that arrived stay")
         #expect(state.historyPaging.error == failure)
         #expect(state.lastError == failure)
@@ -102,7 +102,7 @@ import Testing
     @Test func aFailedFirstPageFailsThePane() throws {
         var (state, first) = try filtered()
         let failure = DisplayError(summary: "Apple's server failed (HTTP 500, error 5000000).")
-        _ = ConsoleReducer.reduce(&state, .answer(request: first.request, Result<HistoryPageAnswer, DisplayError>.failure(failure)))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: first.request, .failure(failure)))
         #expect(state.transactionsPane.error == failure)
         let screen = screen(state)
         #expect(screen.contains("HTTP 500"), "\(screen)")
@@ -110,12 +110,12 @@ import Testing
 
     @Test func aPageCutOffByEscapeIsAskedForAgain() throws {
         var (state, first) = try filtered()
-        _ = ConsoleReducer.reduce(&state, .answer(request: first.request, Self.page(0..<20, next: "r1")))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: first.request, Self.page(0..<20, next: "r1")))
         let second = try #require(Self.tasks(send(&state, [.end])).first)
         _ = send(&state, [.escape])
         #expect(state.historyPaging.pageRequest == nil)
         // Its late answer is dropped; the next scroll asks again.
-        _ = ConsoleReducer.reduce(&state, .answer(request: second.request, Self.page(20..<40, next: nil)))
+        _ = ConsoleReducer.reduce(&state, .nextPage(request: second.request, Self.page(20..<40, next: nil)))
         #expect(ids(state).count == 20)
         #expect(Self.tasks(send(&state, [.up, .down])).count == 1)
     }
@@ -125,7 +125,7 @@ import Testing
         _ = send(&state, Self.anchor.map { .character($0) } + [.enter])
         _ = send(&state, [.escape, .character("5")])
         let effects = send(&state, [.character("r")])
-        #expect(effects.contains { if case .loadHistory = $0 { true } else { false } }, "r reloads the complete history: \(effects)")
+        #expect(effects.contains { if case .task(let task) = $0 { task.name.hasPrefix("transaction history") } else { false } }, "r reloads the complete history: \(effects)")
         #expect(Self.tasks(effects).isEmpty)
     }
 }

@@ -31,16 +31,16 @@ enum CaseFileTask {
             let file = CaseFile(customer: customer, environment: environment, writes: writes, notes: notes, generatedAt: now)
             let markdown = file.markdown()
             guard let stateFolder = services.writes?.stateFolder else {
-                return Written(markdown: markdown, path: nil, problem: ledgerProblem ?? "no state folder to save it in")
+                return CustomerAnswer.caseFile(Written(markdown: markdown, path: nil, problem: ledgerProblem ?? "no state folder to save it in"))
             }
             let folder = stateFolder + "/cases"
             let path = folder + "/\(fileName(customer.query, now)).md"
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
                 try Data(markdown.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-                return Written(markdown: markdown, path: path, problem: ledgerProblem.map { "its writes are missing: \($0)" })
+                return CustomerAnswer.caseFile(Written(markdown: markdown, path: path, problem: ledgerProblem.map { "its writes are missing: \($0)" }))
             } catch {
-                return Written(markdown: markdown, path: nil, problem: "\(error.localizedDescription)")
+                return CustomerAnswer.caseFile(Written(markdown: markdown, path: nil, problem: "\(error.localizedDescription)"))
             }
         })]
     }

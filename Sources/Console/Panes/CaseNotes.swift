@@ -82,12 +82,12 @@ public enum CaseNotes {
         state.caseNotes.adding += 1
         return [.task(PaneTask(request: request, name: "add a note for \(customer.query)") { services, _ in
             guard let writes = services.writes, let store = writes.notes else {
-                return Added(note: nil, problem: "no store to keep notes in (the audit ledger's store could not be opened)")
+                return CustomerAnswer.noteAdded(Added(note: nil, problem: "no store to keep notes in (the audit ledger's store could not be opened)"))
             }
             do {
-                return Added(note: try await store.addNote(text, agent: writes.agent, at: Date(), subjects: subjects), problem: nil)
+                return CustomerAnswer.noteAdded(Added(note: try await store.addNote(text, agent: writes.agent, at: Date(), subjects: subjects), problem: nil))
             } catch {
-                return Added(note: nil, problem: "\(error)")
+                return CustomerAnswer.noteAdded(Added(note: nil, problem: "\(error)"))
             }
         })]
     }
@@ -113,38 +113,33 @@ public enum CaseNotes {
         state.caseNotes = model
         return [.task(PaneTask(request: request, name: "read notes for \(customer.query)") { services, _ in
             guard let store = services.writes?.notes else {
-                return Read(key: key, notes: nil, problem: "the store could not be opened when the console started")
+                return CustomerAnswer.notesRead(Read(key: key, notes: nil, problem: "the store could not be opened when the console started"))
             }
             do {
-                return Read(key: key, notes: try await store.notes(concerning: subjects), problem: nil)
+                return CustomerAnswer.notesRead(Read(key: key, notes: try await store.notes(concerning: subjects), problem: nil))
             } catch {
-                return Read(key: key, notes: nil, problem: "\(error)")
+                return CustomerAnswer.notesRead(Read(key: key, notes: nil, problem: "\(error)"))
             }
         })]
     }
 
-    /// Takes a read or an added note; nil when the answer is not one of them.
-    static func receive(_ state: inout ConsoleState, _ answer: any Sendable) -> [ConsoleEffect]? {
-        var model = state.caseNotes
-        if let read = answer as? Read {
-            model.reading = nil
-            if read.key == model.readFor {
-                model.notes = read.notes
-                model.problem = read.problem
-            }
-        } else if let added = answer as? Added {
-            model.adding = max(0, model.adding - 1)
-            if let note = added.note {
-                state.customerWatch.ownNotes.insert(note.id)
-                ConsoleReducer.toast(&state, "Noted by \(note.agent).")
-                model.stale = true
-            } else {
-                ConsoleReducer.toast(&state, "The note was not kept: \(added.problem ?? "unknown reason")", isError: true)
-            }
+    /// Takes the customer's notes as read.
+    static func receive(_ state: inout ConsoleState, _ read: Read) {
+        state.caseNotes.reading = nil
+        guard read.key == state.caseNotes.readFor else { return }
+        state.caseNotes.notes = read.notes
+        state.caseNotes.problem = read.problem
+    }
+
+    /// Takes a note as kept, or why it was not.
+    static func receive(_ state: inout ConsoleState, _ added: Added) {
+        state.caseNotes.adding = max(0, state.caseNotes.adding - 1)
+        if let note = added.note {
+            state.customerWatch.ownNotes.insert(note.id)
+            ConsoleReducer.toast(&state, "Noted by \(note.agent).")
+            state.caseNotes.stale = true
         } else {
-            return nil
+            ConsoleReducer.toast(&state, "The note was not kept: \(added.problem ?? "unknown reason")", isError: true)
         }
-        state.caseNotes = model
-        return []
     }
 }

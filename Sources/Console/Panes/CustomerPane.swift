@@ -16,6 +16,19 @@ extension CommandID {
 }
 
 /// One field for any ID, then everything about the customer on one screen. Its lookup loads what
+/// What the customer's reads and the summary's own tasks answer.
+enum CustomerAnswer: PaneAnswer {
+    /// A part of the customer being looked up.
+    case part(CustomerPart)
+    /// What the account index holds under the app account token typed.
+    case accountLinks(AccountLookup.Found)
+    case caseFile(CaseFileTask.Written)
+    case notesRead(CaseNotes.Read)
+    case noteAdded(CaseNotes.Added)
+    /// Others' writes and notes about the customer since the lookup.
+    case watched(CustomerWatch.Found)
+}
+
 /// the Order, Refunds, Subscriptions and Transactions panes show.
 enum CustomerPane {
     static let description = PaneDescription(
@@ -40,12 +53,16 @@ enum CustomerPane {
             guard let customer = state.customer else { return [] }
             return CustomerReducer.submit(&state, customer.query)
         },
-        receive: { state, action in
-            if case .answer(_, let written as CaseFileTask.Written) = action { return CaseFileTask.written(&state, written) }
-            if case .answer(_, let answer) = action, let effects = CaseNotes.receive(&state, answer) { return effects }
-            if case .answer(_, let answer) = action, let effects = CustomerWatch.receive(&state, answer) { return effects }
-            if case .answer(let request, let answer) = action, let effects = AccountLookup.receive(&state, request: request, answer) { return effects }
-            return CustomerReducer.receive(&state, action)
+        answers: .of(CustomerAnswer.self) { state, request, answer in
+            switch answer {
+            case .part(let part): return CustomerReducer.receive(&state, request: request, part)
+            case .accountLinks(let found): return AccountLookup.receive(&state, request: request, found)
+            case .caseFile(let written): return CaseFileTask.written(&state, written)
+            case .notesRead(let read): CaseNotes.receive(&state, read)
+            case .noteAdded(let added): CaseNotes.receive(&state, added)
+            case .watched(let found): CustomerWatch.receive(&state, found)
+            }
+            return []
         },
         cancelled: { state in
             CustomerReducer.markCancelled(&state)

@@ -70,7 +70,7 @@ enum CustomerWatch {
         model.lastReadTick = state.tick
         state.customerWatch = model
         return [.task(PaneTask(request: request, name: "watch \(customer.query) for others' changes") { services, _ in
-            await look(lookup: lookup, since: since, originals: originals, subjects: subjects, services: services)
+            CustomerAnswer.watched(await look(lookup: lookup, since: since, originals: originals, subjects: subjects, services: services))
         })]
     }
 
@@ -96,14 +96,13 @@ enum CustomerWatch {
         return found
     }
 
-    /// Takes a look's answer; nil when the answer is not one.
-    static func receive(_ state: inout ConsoleState, _ answer: any Sendable) -> [ConsoleEffect]? {
-        guard let found = answer as? Found else { return nil }
+    /// Takes a look's answer.
+    static func receive(_ state: inout ConsoleState, _ found: Found) {
         var model = state.customerWatch
         model.reading = nil
         guard found.lookup == state.customer?.lookup else {
             state.customerWatch = model
-            return []
+            return
         }
         // A note of this console still on its way to the store is not someone else's.
         let notesOnTheirWay = state.caseNotes.adding > 0
@@ -113,6 +112,5 @@ enum CustomerWatch {
         if notes.contains(where: { !known.contains($0.id) }) { state.caseNotes.stale = true }
         model.changes = (writes + notes.map(\.change)).sorted { $0.time < $1.time }
         state.customerWatch = model
-        return []
     }
 }

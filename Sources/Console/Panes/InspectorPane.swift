@@ -28,6 +28,11 @@ extension ConsoleState {
     }
 }
 
+/// What the Inspector's verification answers.
+enum InspectorAnswer: PaneAnswer {
+    case report(InspectionReport)
+}
+
 /// Paste signed data, see every signed string in it verified. Built only on the pane registry:
 /// its work runs as a `PaneTask` and its answer comes back to it alone.
 enum InspectorPane {
@@ -39,8 +44,8 @@ enum InspectorPane {
             state.focus = .paneInput
             return []
         },
-        receive: { state, action in
-            guard case .answer(let request, let report as InspectionReport) = action, state.inFlight[request] != nil,
+        answers: .of(InspectorAnswer.self) { state, request, answer in
+            guard case .report(let report) = answer, state.inFlight[request] != nil,
                   request == state.models[InspectorModel.self].request else { return [] }
             state.inFlight[request] = nil
             state.inspected = .loaded(InspectorResult(report))
@@ -85,7 +90,7 @@ enum InspectorPane {
         let request = ConsoleReducer.start(&state, "Verify signed data", owner: .inspector)
         state.models[InspectorModel.self].request = request
         return [.task(PaneTask(request: request, name: "inspect \(text.utf8.count) bytes") { services, _ in
-            await services.verification.inspect(text)
+            InspectorAnswer.report(await services.verification.inspect(text))
         })] + earlier
     }
 }

@@ -39,6 +39,18 @@ extension ConsoleState {
     }
 }
 
+/// What the Live pane's reads and replays answer (and the "arrived here" marks it reads for the
+/// Notifications pane and the customer's summary).
+enum LiveAnswer: PaneAnswer {
+    /// Rows that arrived after the pane's cursor.
+    case arrived([StoredNotification])
+    /// The store could not be read.
+    case pollFailed(DisplayError)
+    case replayed(LivePane.Replayed)
+    case arrivals(ReceivedHere.Arrivals)
+    case customerCount(ReceivedHere.CustomerCount)
+}
+
 /// Notifications as they arrive at a receiver (this console's own, or `iapdesk listen` writing
 /// the same store): Enter shows the decoded payload, `r` replays one to the forward URL.
 enum LivePane {
@@ -59,7 +71,7 @@ enum LivePane {
         table: { state, inner in PaneLayout.belowHeading(inner) },
         render: LiveView.render,
         refresh: replay, refreshTitle: "Replay",
-        receive: receive,
+        answers: .of(LiveAnswer.self, receive),
         tick: tick,
         intercept: { state, key, command in
             // A replay is sent only by a second r right after the first; any other key drops it.
@@ -88,14 +100,14 @@ enum LivePane {
         state.live.lastPollTick = state.tick
         let cursor = state.live.cursor
         effects.append(.task(PaneTask(request: request, name: "read arrivals after \(cursor.map(String.init) ?? "none")") { services, _ in
-            guard let received = services.received else { return LivePoll.failed(DisplayError(summary: "No notification store is open.")) }
+            guard let received = services.received else { return LiveAnswer.pollFailed(DisplayError(summary: "No notification store is open.")) }
             do {
                 let store = try await received.store()
-                return LivePoll.arrived(try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep)))
+                return LiveAnswer.arrived(try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep)))
             } catch let error as NotificationStoreError {
-                return LivePoll.failed(problem(error, received.source))
+                return LiveAnswer.pollFailed(problem(error, received.source))
             } catch {
-                return LivePoll.failed(DisplayError(summary: "The notification store cannot be read: \(error)."))
+                return LiveAnswer.pollFailed(DisplayError(summary: "The notification store cannot be read: \(error)."))
             }
         }))
         return effects
@@ -112,20 +124,18 @@ enum LivePane {
         }
     }
 
-    enum LivePoll: Sendable {
-        case arrived([StoredNotification])
-        case failed(DisplayError)
-    }
-
-    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
-        guard case .answer(let request, let answer) = action else { return [] }
-        if request == state.live.poll, let poll = answer as? LivePoll {
+    static func receive(_ state: inout ConsoleState, request: Int, _ answer: LiveAnswer) -> [ConsoleEffect] {
+        switch answer {
+        case .arrived(let rows):
+            guard request == state.live.poll else { return [] }
             state.live.poll = nil
-            switch poll {
-            case .failed(let error): state.live.problem = error
-            case .arrived(let rows): merge(&state, rows)
-            }
-        } else if let replayed = answer as? Replayed, state.inFlight[request] != nil {
+            merge(&state, rows)
+        case .pollFailed(let error):
+            guard request == state.live.poll else { return [] }
+            state.live.poll = nil
+            state.live.problem = error
+        case .replayed(let replayed):
+            guard state.inFlight[request] != nil else { return [] }
             state.inFlight[request] = nil
             state.live.replays[replayed.notificationUUID] = replayed.outcome
             let target = RedactedURL.text(replayed.url)
@@ -137,8 +147,10 @@ enum LivePane {
                     summary: "The replay of \(replayed.notificationUUID) to \(target) was not taken: \(timing).",
                     hint: "The body is the one that arrived, signedDate included: the endpoint must accept an old signedDate."))
             }
-        } else {
-            ReceivedHere.receive(&state, request: request, answer)
+        case .arrivals(let arrivals):
+            ReceivedHere.receive(&state, request: request, arrivals)
+        case .customerCount(let counted):
+            ReceivedHere.receive(&state, request: request, counted)
         }
         return []
     }
@@ -200,9 +212,9 @@ enum LivePane {
             let request = ConsoleReducer.start(&state, "Replay \(row.notificationType ?? "notification") to \(url.host ?? url.absoluteString)", owner: .live)
             return [.task(PaneTask(request: request, name: "replay \(row.notificationUUID)") { services, _ in
                 guard let received = services.received else {
-                    return Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0))
+                    return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0)))
                 }
-                return Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url))
+                return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url)))
             })]
         }
         state.live.pendingReplay = PendingReplay(notificationUUID: row.notificationUUID, armedAtTick: state.tick)

@@ -24,6 +24,8 @@ public struct NotificationsModel: PaneModel {
     public var test: TestNotificationState?
     /// The load whose answer the rows are: only its answers are shown, whatever order they come in.
     public var request: Int?
+    /// What that load asked Apple for.
+    public var spec: NotificationRequestSpec?
     /// Whether any row has a subtype: worked out once per answer, not at every frame.
     public var hasSubtypes = false
     public init() {}
@@ -47,6 +49,16 @@ extension ConsoleState {
         get { models[NotificationsModel.self].test }
         set { models[NotificationsModel.self].test = newValue }
     }
+}
+
+/// What the Notifications pane's reads and its test notification answer.
+enum NotificationsAnswer: PaneAnswer {
+    /// Apple's notification history as far as it has arrived; `.history` follows.
+    case historySoFar([NotificationRow], pages: Int)
+    case history(Result<[NotificationRow], DisplayError>)
+    /// Request a Test Notification: its token.
+    case testRequested(Result<String, DisplayError>)
+    case testStatus(Result<CheckTestNotificationResponse, DisplayError>)
 }
 
 /// Apple's notification history of the app with every send attempt, and test notifications.
@@ -75,7 +87,7 @@ enum NotificationsPane {
             return []
         },
         refresh: load,
-        receive: receive,
+        answers: .of(NotificationsAnswer.self, receive),
         cancelled: { state in
             if state.notificationsPane.isLoading { state.notificationsPane = .failed(PaneReducer.cancelled) }
             PaneReducer.markPartial(&state, .notifications, count: state.notificationsPane.value?.count ?? 0)
@@ -119,8 +131,14 @@ enum NotificationsPane {
         let request = ConsoleReducer.start(&state, "Notification history", owner: .notifications)
         state.models[NotificationsModel.self].request = request
         let since = min(f.since, state.notificationRetention - 3600)
-        return [.loadNotifications(request: request, filters: NotificationRequestSpec(
-            since: since, type: f.type, subtype: f.subtype, transactionId: f.transactionId, onlyFailures: f.onlyFailures))] + earlier
+        let spec = NotificationRequestSpec(since: since, type: f.type, subtype: f.subtype, transactionId: f.transactionId, onlyFailures: f.onlyFailures)
+        state.models[NotificationsModel.self].spec = spec
+        return [.task(PaneTask(request: request, name: "notification history") { services, progress in
+            let result = await CustomerReads.notifications(spec, services) { rows, pages in
+                progress(NotificationsAnswer.historySoFar(rows, pages: pages))
+            }
+            return NotificationsAnswer.history(result)
+        })] + earlier
     }
 
     /// True for the latest load, still awaited: an earlier one's answer is of other filters.
@@ -131,16 +149,36 @@ enum NotificationsPane {
     static func requestTest(_ state: inout ConsoleState) -> [ConsoleEffect] {
         state.testNotification = TestNotificationState()
         let request = ConsoleReducer.start(&state, "Request a Test Notification", owner: .notifications)
-        return [.requestTestNotification(request: request)]
+        // The request stays in flight while its status is polled, so its task does not finish it.
+        return [.task(PaneTask(request: request, name: "request a test notification", finishes: false) { services, _ in
+            do {
+                return NotificationsAnswer.testRequested(.success(try await services.client.requestTestNotification().testNotificationToken ?? ""))
+            } catch {
+                return NotificationsAnswer.testRequested(.failure(services.failure(error)))
+            }
+        })]
     }
 
-    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
-        switch action {
-        case .notificationsPage(let request, let rows, let pages):
+    /// Asks for the test notification's status after `delay`, under the request that asked for it.
+    static func pollTest(request: Int, token: String, delay: TimeInterval) -> [ConsoleEffect] {
+        [.task(PaneTask(request: request, name: "poll test notification \(token)", finishes: false) { services, _ in
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            guard !Task.isCancelled else { return nil }
+            do {
+                return NotificationsAnswer.testStatus(.success(try await services.client.getTestNotificationStatus(testNotificationToken: token)))
+            } catch {
+                return NotificationsAnswer.testStatus(.failure(services.failure(error)))
+            }
+        })]
+    }
+
+    static func receive(_ state: inout ConsoleState, request: Int, _ answer: NotificationsAnswer) -> [ConsoleEffect] {
+        switch answer {
+        case .historySoFar(let rows, let pages):
             guard isCurrent(state, request) else { return [] }
             state.notificationsPane = .loaded(rows)
             PaneReducer.pagingProgressed(&state, request, .notifications, rows: rows.count, pages: pages, noun: "notifications")
-        case .paneNotifications(let request, let result):
+        case .history(let result):
             guard isCurrent(state, request) else { return [] }
             state.notificationsPane = Loadable(result)
             PaneReducer.pagingEnded(&state, request, .notifications)
@@ -149,20 +187,20 @@ enum NotificationsPane {
             list.detailOpen = false
             state.lists[.notifications] = list
             if case .failure(let error) = result { state.lastError = error }
-        case .testRequested(let request, let result):
+        case .testRequested(let result):
             guard state.inFlight[request] != nil else { return [] }
             switch result {
             case .success(let token):
                 state.testNotification?.token = token
                 ConsoleReducer.toast(&state, "Test notification requested: \(token)")
-                return [.pollTestNotification(request: request, token: token, delay: 0.5)]
+                return pollTest(request: request, token: token, delay: 0.5)
             case .failure(let error):
                 state.inFlight[request] = nil
                 state.testNotification?.error = error
                 state.testNotification?.finished = true
                 ConsoleReducer.fail(&state, error)
             }
-        case .testStatus(let request, let result):
+        case .testStatus(let result):
             guard state.inFlight[request] != nil, var test = state.testNotification, let token = test.token else { return [] }
             test.polls += 1
             switch result {
@@ -178,7 +216,7 @@ enum NotificationsPane {
                 // Apple answers "not found" until the notification has been sent: keep asking.
                 if error.code == .testNotificationNotFound && test.polls < 60 {
                     state.testNotification = test
-                    return [.pollTestNotification(request: request, token: token, delay: 1)]
+                    return pollTest(request: request, token: token, delay: 1)
                 }
                 test.error = error
                 test.finished = true
@@ -186,7 +224,6 @@ enum NotificationsPane {
                 ConsoleReducer.fail(&state, error)
             }
             state.testNotification = test
-        default: break
         }
         return []
     }

@@ -68,10 +68,10 @@ enum ReceivedHere {
                 model.lookup = request
                 model.lookedUp = key
                 effects.append(.task(PaneTask(request: request, name: "look up \(uuids.count) arrivals") { services, _ in
-                    guard let store = try? await services.received?.store() else { return Arrivals(key: key, found: nil) }
-                    guard let found = try? await store.notifications(uuids: Set(uuids)) else { return Arrivals(key: key, found: nil) }
+                    guard let store = try? await services.received?.store() else { return LiveAnswer.arrivals(Arrivals(key: key, found: nil)) }
+                    guard let found = try? await store.notifications(uuids: Set(uuids)) else { return LiveAnswer.arrivals(Arrivals(key: key, found: nil)) }
                     // Apple's history and the store may spell a UUID in different cases.
-                    return Arrivals(key: key, found: Dictionary(found.map { ($0.notificationUUID.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }))
+                    return LiveAnswer.arrivals(Arrivals(key: key, found: Dictionary(found.map { ($0.notificationUUID.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })))
                 }))
             }
         }
@@ -87,8 +87,8 @@ enum ReceivedHere {
                     let request = ConsoleReducer.startInBackground(&state, owner: .live)
                     model.count = request
                     effects.append(.task(PaneTask(request: request, name: "count arrivals for \(ids.count) purchases") { services, _ in
-                        guard let store = try? await services.received?.store() else { return CustomerCount(key: key, count: nil) }
-                        return CustomerCount(key: key, count: try? await store.count(concerning: Set(ids)))
+                        guard let store = try? await services.received?.store() else { return LiveAnswer.customerCount(CustomerCount(key: key, count: nil)) }
+                        return LiveAnswer.customerCount(CustomerCount(key: key, count: try? await store.count(concerning: Set(ids))))
                     }))
                 }
             }
@@ -97,15 +97,15 @@ enum ReceivedHere {
         return effects
     }
 
-    static func receive(_ state: inout ConsoleState, request: Int, _ answer: any Sendable) {
-        var model = state.receivedHere
-        if request == model.lookup, let arrivals = answer as? Arrivals {
-            model.lookup = nil
-            if arrivals.key == model.lookedUp { model.arrivals = arrivals.found }
-        } else if request == model.count, let counted = answer as? CustomerCount {
-            model.count = nil
-            if counted.key == model.countedFor { model.customerCount = counted.count }
-        }
-        state.receivedHere = model
+    static func receive(_ state: inout ConsoleState, request: Int, _ arrivals: Arrivals) {
+        guard request == state.receivedHere.lookup else { return }
+        state.receivedHere.lookup = nil
+        if arrivals.key == state.receivedHere.lookedUp { state.receivedHere.arrivals = arrivals.found }
+    }
+
+    static func receive(_ state: inout ConsoleState, request: Int, _ counted: CustomerCount) {
+        guard request == state.receivedHere.count else { return }
+        state.receivedHere.count = nil
+        if counted.key == state.receivedHere.countedFor { state.receivedHere.customerCount = counted.count }
     }
 }

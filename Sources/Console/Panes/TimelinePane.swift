@@ -29,6 +29,11 @@ extension ConsoleState {
 }
 
 /// Everything that happened to the customer in time order, each row naming its source.
+/// What the Timeline's reads answer.
+enum TimelineAnswer: PaneAnswer {
+    case read(TimelinePane.Read)
+}
+
 enum TimelinePane {
     struct Read: Sendable {
         var lookup: Int
@@ -54,8 +59,8 @@ enum TimelinePane {
             state.timeline.readFor = nil
             return CustomerPane.description.refresh(&state)
         },
-        receive: { state, action in
-            guard case .answer(let request, let read as Read) = action, request == state.timeline.reading else { return [] }
+        answers: .of(TimelineAnswer.self) { state, request, answer in
+            guard case .read(let read) = answer, request == state.timeline.reading else { return [] }
             state.timeline.reading = nil
             guard read.lookup == state.customer?.lookup else { return [] }
             state.timeline.writes = read.writes
@@ -116,7 +121,7 @@ enum TimelinePane {
                     read.problems.append("the received notifications cannot be read: \(error)")
                 }
             }
-            return read
+            return TimelineAnswer.read(read)
         })]
     }
 

@@ -60,6 +60,15 @@ extension ConsoleState {
     }
 }
 
+/// What the Transactions pane's reads answer.
+enum TransactionsAnswer: PaneAnswer {
+    /// One page of a filtered history, read as the list is scrolled.
+    case nextPage(Result<HistoryPageAnswer, DisplayError>)
+    /// The whole history as far as it has arrived (decoded, being verified); `.history` follows.
+    case historySoFar([VerifiedTransaction], pages: Int)
+    case history(Result<[VerifiedTransaction], DisplayError>)
+}
+
 /// The customer's transaction history. Unfiltered, it is the customer summary's complete history
 /// (fetched once, all windows at once, because the summary counts it); filtered on Apple's side with
 /// `:` commands, it is read a page at a time as the selection nears the end of what has arrived.
@@ -78,7 +87,7 @@ enum TransactionsPane {
             guard let anchor = state.customer?.anchorId else { return [] }
             return load(&state, anchor: anchor)
         },
-        receive: receive,
+        answers: .of(TransactionsAnswer.self, receive),
         cancelled: { state in
             if state.transactionsPane.isLoading { state.transactionsPane = .failed(PaneReducer.cancelled) }
             PaneReducer.markPartial(&state, .transactions, count: state.transactionsPane.value?.count ?? 0)
@@ -115,7 +124,13 @@ enum TransactionsPane {
         // The unfiltered history is the summary's: complete, as its counts need.
         let request = CustomerReducer.start(&state, "Transaction history \(anchor)", owner: .transactions)
         state.historyRequest = request
-        return [.loadHistory(request: request, anchorId: anchor, query: query, environment: state.customer?.environment)] + earlier
+        let environment = state.customer?.environment
+        return [.task(PaneTask(request: request, name: "transaction history \(anchor)") { services, progress in
+            let result = await CustomerReads.history(anchor, query, services.scoped(to: environment)) { rows, pages in
+                progress(TransactionsAnswer.historySoFar(rows, pages: pages))
+            }
+            return TransactionsAnswer.history(result)
+        })] + earlier
     }
 
     /// Stops this pane's own requests of the last filters. The customer's load goes on for the
@@ -139,7 +154,7 @@ enum TransactionsPane {
         let query = state.historyFilters.query
         let environment = state.customer?.environment
         return [.task(PaneTask(request: request, name: "history page \(page) of \(anchor)") { services, _ in
-            await fetchPage(anchor: anchor, revision: revision, query: query, services: services.scoped(to: environment))
+            TransactionsAnswer.nextPage(await fetchPage(anchor: anchor, revision: revision, query: query, services: services.scoped(to: environment)))
         })]
     }
 
@@ -167,12 +182,12 @@ enum TransactionsPane {
         return requestPage(&state, anchor: anchor, revision: revision)
     }
 
-    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
-        switch action {
-        case .answer(let request, let answer as Result<HistoryPageAnswer, DisplayError>):
+    static func receive(_ state: inout ConsoleState, request: Int, _ answer: TransactionsAnswer) -> [ConsoleEffect] {
+        switch answer {
+        case .nextPage(let page):
             guard CustomerReducer.isCurrent(state, request), state.historyPaging.pageRequest == request else { return [] }
             state.historyPaging.pageRequest = nil
-            switch answer {
+            switch page {
             case .success(let page):
                 // Pages come in the query's order, so each one goes after the rows already shown.
                 state.transactionsPane = .loaded((state.transactionsPane.value ?? []) + page.rows)
@@ -189,18 +204,17 @@ enum TransactionsPane {
                 }
                 state.lastError = error
             }
-        case .historyPage(let request, let rows, let pages):
+        case .historySoFar(let rows, let pages):
             guard isCurrent(state, request) else { return [] }
             state.transactionsPane = .loaded(rows)
             PaneReducer.pagingProgressed(&state, request, .transactions, rows: rows.count, pages: pages, noun: "transactions")
-        case .paneHistory(let request, let result):
+        case .history(let result):
             guard isCurrent(state, request) else { return [] }
             state.transactionsPane = Loadable(result)
             // Rows shown while it loaded keep their selection; a new query starts at the top.
             if state.partialNote[.transactions] == nil { state.lists[.transactions] = ListState() }
             PaneReducer.pagingEnded(&state, request, .transactions)
             if case .failure(let error) = result { state.lastError = error }
-        default: break
         }
         return []
     }

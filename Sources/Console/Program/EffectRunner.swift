@@ -32,30 +32,6 @@ public final class EffectRunner: Sendable {
 
     public func run(_ effect: ConsoleEffect) {
         switch effect {
-        case .lookUpOrder(let request, let orderId):
-            spawn(request) { services, post in
-                post(.customer(request: request, .order(await CustomerReads.order(orderId, services))))
-            }
-        case .loadCustomer(let request, let anchor, let includeTransaction, let environment):
-            spawn(request) { services, post in
-                await CustomerReads.load(anchor: anchor, includeTransaction: includeTransaction, services: services.scoped(to: environment)) { part in
-                    post(.customer(request: request, part))
-                }
-            }
-        case .loadHistory(let request, let anchor, let query, let environment):
-            spawn(request) { services, post in
-                let result = await CustomerReads.history(anchor, query, services.scoped(to: environment)) { rows, pages in
-                    post(.historyPage(request: request, rows, pages: pages))
-                }
-                post(.paneHistory(request: request, result))
-            }
-        case .loadNotifications(let request, let spec):
-            spawn(request) { services, post in
-                let result = await CustomerReads.notifications(spec, services) { rows, pages in
-                    post(.notificationsPage(request: request, rows, pages: pages))
-                }
-                post(.paneNotifications(request: request, result))
-            }
         case .extend(let request, let target):
             spawn(request) { services, post in
                 let scoped = services.scoped(to: target.environment)
@@ -116,30 +92,10 @@ public final class EffectRunner: Sendable {
                     post(.writeResolved(requestIdentifier: write.record.requestIdentifier, .failure(DisplayError(summary: "Not recorded: \(error)"))))
                 }
             }
-        case .requestTestNotification(let request):
-            // The request stays in flight while its status is polled, so it does not finish here.
-            spawn(request, finishes: false) { services, post in
-                do {
-                    let response = try await services.client.requestTestNotification()
-                    post(.testRequested(request: request, .success(response.testNotificationToken ?? "")))
-                } catch {
-                    post(.testRequested(request: request, .failure(services.failure(error))))
-                }
-            }
-        case .pollTestNotification(let request, let token, let delay):
-            spawn(request, finishes: false) { services, post in
-                try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
-                guard !Task.isCancelled else { return }
-                do {
-                    post(.testStatus(request: request, .success(try await services.client.getTestNotificationStatus(testNotificationToken: token))))
-                } catch {
-                    post(.testStatus(request: request, .failure(services.failure(error))))
-                }
-            }
         case .task(let task):
-            spawn(task.request) { services, post in
+            spawn(task.request, finishes: task.finishes) { services, post in
                 let answer = await task.work(services) { partial in post(.answer(request: task.request, partial)) }
-                post(.answer(request: task.request, answer))
+                if let answer { post(.answer(request: task.request, answer)) }
             }
         case .cancel(let request):
             tasks.withLock { $0.removeValue(forKey: request) }?.cancel()

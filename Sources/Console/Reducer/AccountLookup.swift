@@ -15,13 +15,12 @@ enum AccountLookup {
         guard let lookup = state.customer?.lookup else { return [] }
         let request = CustomerReducer.start(&state, "Find app account token \(token)")
         return [.task(PaneTask(request: request, name: "find app account token \(token)") { services, _ in
-            Found(lookup: lookup, result: await CustomerReads.accountLinks(token, services))
+            CustomerAnswer.accountLinks(Found(lookup: lookup, result: await CustomerReads.accountLinks(token, services)))
         })]
     }
 
-    /// Takes the index's answer; nil when the answer is not one.
-    static func receive(_ state: inout ConsoleState, request: Int, _ answer: any Sendable) -> [ConsoleEffect]? {
-        guard let found = answer as? Found else { return nil }
+    /// Takes the index's answer.
+    static func receive(_ state: inout ConsoleState, request: Int, _ found: Found) -> [ConsoleEffect] {
         state.inFlight[request] = nil
         guard state.customer?.lookup == found.lookup, state.customer?.account.isLoading == true else { return [] }
         return CustomerReducer.apply(&state, .accountLinks(found.result))

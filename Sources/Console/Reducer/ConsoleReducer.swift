@@ -65,13 +65,12 @@ public enum ConsoleReducer {
         case .writeResolved(let identifier, let result):
             UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
             return []
-        case .answer(let request, let value) where request == state.doctorRequest:
-            _ = DoctorReducer.receive(&state, request: request, value)
-            return []
-        default:
+        case .answer(let request, let answer) where request == state.doctorRequest:
+            return DoctorReducer.answers.take(&state, request, answer)
+        case .answer(let request, let answer):
             // An answer goes to the pane that asked, and to no other.
-            guard let request = action.request, let owner = state.requestOwners[request] else { return [] }
-            return Panes.description(owner).receive(&state, action)
+            guard let owner = state.requestOwners[request] else { return [] }
+            return Panes.description(owner).answers.take(&state, request, answer)
         }
     }
 

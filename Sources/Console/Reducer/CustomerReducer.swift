@@ -24,7 +24,9 @@ enum CustomerReducer {
             switch IDKind.classify(id) {
             case .orderId:
                 let request = start(&state, "Look Up Order ID \(id)")
-                effects.append(.lookUpOrder(request: request, orderId: id))
+                effects.append(.task(PaneTask(request: request, name: "look up order \(id)") { services, _ in
+                    CustomerAnswer.part(.order(await CustomerReads.order(id, services)))
+                }))
             case .appAccountToken:
                 effects += AccountLookup.find(&state, token: id)
             case .transactionId, .invalid:
@@ -96,7 +98,14 @@ enum CustomerReducer {
         state.transactionsPane = .loading
         let request = start(&state, "Customer \(anchor)")
         state.historyRequest = request
-        return [.loadCustomer(request: request, anchorId: anchor, includeTransaction: includeTransaction, environment: state.customer?.environment)]
+        // nil: the environment is found (Production, then Sandbox); otherwise every request goes there.
+        let environment = state.customer?.environment
+        return [.task(PaneTask(request: request, name: "customer \(anchor)") { services, progress in
+            await CustomerReads.load(anchor: anchor, includeTransaction: includeTransaction, services: services.scoped(to: environment)) { part in
+                progress(CustomerAnswer.part(part))
+            }
+            return nil
+        })]
     }
 
     static func cancelCustomerRequests(_ state: inout ConsoleState) -> [ConsoleEffect] {
@@ -122,11 +131,10 @@ enum CustomerReducer {
     }
 
     /// Applies a part of the customer, unless its request was cancelled or replaced.
-    static func receive(_ state: inout ConsoleState, _ action: ConsoleAction) -> [ConsoleEffect] {
-        guard case .customer(let request, let part) = action else { return [] }
+    static func receive(_ state: inout ConsoleState, request: Int, _ part: CustomerPart) -> [ConsoleEffect] {
         if case .historyPage(let rows, let pages) = part {
             // The customer's history as it arrives fills the Transactions pane, by that pane's rule.
-            return TransactionsPane.receive(&state, .historyPage(request: request, rows, pages: pages))
+            return TransactionsPane.receive(&state, request: request, .historySoFar(rows, pages: pages))
         }
         guard isCurrent(state, request) else { return [] }
         if case .order = part { state.inFlight[request] = nil }

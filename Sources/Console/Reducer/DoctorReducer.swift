@@ -31,18 +31,23 @@ enum DoctorReducer {
         ConsoleReducer.toast(&state, "Checking the set-up: key, IDs, clock, a token in each environment…")
         return [.task(PaneTask(request: request, name: "doctor") { services, _ in
             guard let doctor = services.doctor else {
-                return DoctorReport(checks: [DoctorCheck("set-up check", .skip, "not available in this console")])
+                return DoctorAnswer.report(DoctorReport(checks: [DoctorCheck("set-up check", .skip, "not available in this console")]))
             }
-            return await doctor.run()
+            return DoctorAnswer.report(await doctor.run())
         })]
     }
 
-    /// The report of the running check; false for any other answer.
-    static func receive(_ state: inout ConsoleState, request: Int, _ value: any Sendable) -> Bool {
-        guard request == state.doctorRequest, let report = value as? DoctorReport else { return false }
+    /// What `:doctor`'s check answers.
+    enum DoctorAnswer: PaneAnswer {
+        case report(DoctorReport)
+    }
+
+    /// The report of the running check.
+    static let answers = PaneAnswers.of(DoctorAnswer.self) { state, request, answer in
+        guard request == state.doctorRequest, case .report(let report) = answer else { return [] }
         state.doctorRequest = nil
         state.doctorReport = report
         state.overlay = .doctor
-        return true
+        return []
     }
 }

@@ -36,8 +36,8 @@ public struct PaneDescription: Sendable {
     /// What `r` does, and its word in the footer.
     let refresh: Reduce
     public let refreshTitle: String
-    /// Answers to the requests this pane started; no other pane's.
-    let receive: @Sendable (inout ConsoleState, ConsoleAction) -> [ConsoleEffect]
+    /// Answers of the tasks this pane started; no other pane's.
+    let answers: PaneAnswers
     /// Marks what was loading as stopped, after Esc cancelled its requests.
     let cancelled: @Sendable (inout ConsoleState) -> Void
     /// What the pane does on every tick, shown or not (a live tail polls its store).
@@ -63,7 +63,7 @@ public struct PaneDescription: Sendable {
         render: @escaping @Sendable (ConsoleState, Theme, Rect, inout Buffer) -> Void,
         opened: @escaping Reduce = { state in state.focus = .content; return [] },
         refresh: @escaping Reduce = { _ in [] }, refreshTitle: String = "Refresh",
-        receive: @escaping @Sendable (inout ConsoleState, ConsoleAction) -> [ConsoleEffect] = { _, _ in [] },
+        answers: PaneAnswers = .none,
         cancelled: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
         tick: @escaping Reduce = { _ in [] },
         reset: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
@@ -87,7 +87,7 @@ public struct PaneDescription: Sendable {
         self.opened = opened
         self.refresh = refresh
         self.refreshTitle = refreshTitle
-        self.receive = receive
+        self.answers = answers
         self.cancelled = cancelled
         self.tick = tick
         self.reset = reset
