@@ -58,7 +58,7 @@ struct InitCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let status = try await InitFlow(options: self, prompter: Prompter()).run()
-            if status != .success { Foundation.exit(status.rawValue) }
+            if status != .success { throw ExitCode(status) }
         }
     }
 }

@@ -106,7 +106,7 @@ struct ConsoleCommand: AsyncParsableCommand {
                     // A profile the doctor failed is not opened: its report says what to fix first.
                     if status != .success {
                         print("\nFix what failed above, then start iapdesk again (iapdesk doctor checks again).")
-                        Foundation.exit(status.rawValue)
+                        throw ExitCode(status)
                     }
                 }
             }
