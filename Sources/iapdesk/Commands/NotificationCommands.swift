@@ -130,7 +130,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
             while true {
                 do {
                     let status = try await session.client.getTestNotificationStatus(testNotificationToken: token)
-                    try await TestNotificationStatusCommand.report(status, token: token, session: session, printer: printer)
+                    try await TestNotificationReport.show(status, token: token, session: session, printer: printer)
                     return
                 } catch let error as APIError where error.isNotReadyYet {
                     guard Date() < deadline else {
@@ -154,27 +154,7 @@ struct TestNotificationStatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let status = try await session.client.getTestNotificationStatus(testNotificationToken: token)
-            try await Self.report(status, token: token, session: session, printer: printer)
-        }
-    }
-
-    static func report(_ status: CheckTestNotificationResponse, token: String, session: Session, printer: Printer) async throws {
-        let attempts = status.sendAttempts ?? []
-        let decoded = await status.signedPayload.asyncMap { await session.verification.notification($0) } ?? nil
-        printer.emit([
-            "testNotificationToken": token, "delivered": attempts.contains { $0.sendAttemptResult == .success },
-            "verification": decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
-            "signedPayload": status.signedPayload,
-            "sendAttempts": attempts.map(Records.attempt),
-        ])
-        var table = TextTable("ATTEMPT", "RESULT", "WHAT IT MEANS")
-        for attempt in attempts {
-            table.add(DisplayFormat.date(attempt.attemptDate, seconds: true), attempt.sendAttemptResult?.rawValue ?? "?", attempt.sendAttemptResult?.hint ?? "")
-        }
-        printer.text(table.render())
-        if let decoded { printer.text("\nPayload: \(decoded.notification.verdict)") }
-        if !attempts.contains(where: { $0.sendAttemptResult == .success }) {
-            throw CLIError("The test notification was not delivered.", hint: attempts.last?.sendAttemptResult?.hint, status: .unavailable)
+            try await TestNotificationReport.show(status, token: token, session: session, printer: printer)
         }
     }
 }

@@ -221,7 +221,7 @@ struct ReconcileOutput {
             record["stored"] = side
         }
         if !row.replays.isEmpty {
-            record["replays"] = row.replays.map(ReceivedCommand.record)
+            record["replays"] = row.replays.map(StoredRecords.record)
         }
         record.merge(Printer.date("signedDate", row.apple?.signedDate ?? row.stored?.signedDate))
         return record

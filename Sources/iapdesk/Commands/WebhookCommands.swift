@@ -122,10 +122,10 @@ struct ListenCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (try? Self.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
+        guard (try? ListenAddress.split(address)) != nil else { throw ValidationError("--address must be host:port, such as 127.0.0.1:8080 or [::1]:8080.") }
         guard path.hasPrefix("/") else { throw ValidationError("--path must start with /.") }
         if let metricsAddress {
-            guard (try? Self.split(metricsAddress)) != nil else {
+            guard (try? ListenAddress.split(metricsAddress)) != nil else {
                 throw ValidationError("--metrics-address must be host:port, such as 127.0.0.1:9090 or [::1]:9090.")
             }
             guard metricsPath != "none" else { throw ValidationError("--metrics-address serves the metrics: it cannot go with --metrics-path none.") }
@@ -180,26 +180,9 @@ struct ListenCommand: AsyncParsableCommand {
         return (maxBody, unlimited, quarantine)
     }
 
-    static func split(_ address: String) throws -> (host: String, port: Int) {
-        var host: Substring
-        var portText: Substring
-        if address.hasPrefix("["), let close = address.firstIndex(of: "]") {
-            host = address[address.index(after: address.startIndex)..<close]
-            let rest = address[address.index(after: close)...]
-            guard rest.hasPrefix(":") else { throw ValidationError("no port") }
-            portText = rest.dropFirst()
-        } else {
-            guard let colon = address.lastIndex(of: ":") else { throw ValidationError("no port") }
-            host = address[..<colon]
-            portText = address[address.index(after: colon)...]
-        }
-        guard !host.isEmpty, let port = Int(portText), (0...65_535).contains(port) else { throw ValidationError("bad address") }
-        return (String(host), port)
-    }
-
     func run() async throws {
         try await runReporting {
-            let (host, port) = try Self.split(address)
+            let (host, port) = try ListenAddress.split(address)
             // Only the verifier is needed to receive; API credentials only to ask for a test notification.
             let session: Session?
             let verifier: SignedDataVerifier
@@ -213,7 +196,7 @@ struct ListenCommand: AsyncParsableCommand {
                 verifier = made
             } else {
                 session = nil
-                verifier = try Self.verifier(global)
+                verifier = try ReceivingProfile.verifier(global)
             }
             let store: any NotificationStore
             let location: StoreLocation
@@ -222,7 +205,7 @@ struct ListenCommand: AsyncParsableCommand {
                 if let demo = session?.demo, storeOptions.store == nil {
                     location = try await DemoStore.prepare(demo, verifier: verifier)
                 } else {
-                    location = try storeOptions.location(profileStore: session?.demo == nil ? try Self.profile(global).store : nil)
+                    location = try storeOptions.location(profileStore: session?.demo == nil ? try ReceivingProfile.resolve(global).store : nil)
                 }
                 store = try await StoreAccess.open(location, writeDeadline: .milliseconds(Int64(storeDeadline * 1000)))
             } catch {
@@ -247,7 +230,7 @@ struct ListenCommand: AsyncParsableCommand {
             configuration.quarantine = limits.quarantine
             configuration.quarantineWritesPerSecond = quarantineRate
             configuration.metricsPath = metricsPath == "none" ? nil : metricsPath
-            configuration.metricsAddress = try metricsAddress.map(Self.split)
+            configuration.metricsAddress = try metricsAddress.map(ListenAddress.split)
             if let forwardTo, let url = URL(string: forwardTo) {
                 configuration.forward = ForwardConfiguration(url: url, timeout: forwardTimeout, mirrorStatus: mirrorStatus)
             }
@@ -297,26 +280,6 @@ struct ListenCommand: AsyncParsableCommand {
             output.note(output.summary + (drained ? "" : " \(cutOff) request\(cutOff == 1 ? " was" : "s were") cut off unanswered after --drain-timeout \(WriteDeadline.words(configuration.drainTimeout)): not answered 200, so Apple sends \(cutOff == 1 ? "it" : "them") again."))
             if let abuse = ArrivalPrinter.abuseSummary(receiver.counters) { output.note(abuse) }
         }
-    }
-
-    /// The profile as the options choose it, without needing API credentials.
-    static func profile(_ options: GlobalOptions) throws -> Profile {
-        let loader = ConfigLoader()
-        let file = try loader.loadFile(path: options.config)
-        return try loader.resolve(file: file, name: options.profile, flags: try options.overrides())
-    }
-
-    /// The profile's verifier, without needing API credentials.
-    static func verifier(_ options: GlobalOptions) throws -> SignedDataVerifier {
-        let profile = try profile(options)
-        guard let bundleId = profile.bundleId, let environment = profile.environment else {
-            throw CLIError(
-                "Receiving notifications needs the app's bundle ID and environment.",
-                hint: "Set bundle_id and environment in the profile, or pass --bundle-id and --environment (IAPDESK_BUNDLE_ID, IAPDESK_ENVIRONMENT); Production also needs --app-apple-id.",
-                status: .configuration)
-        }
-        return try SignedDataVerifier(
-            bundleId: bundleId, appAppleId: profile.appAppleId, environment: environment, additionalRoots: try Session.rootCertificates(profile))
     }
 }
 
@@ -484,7 +447,7 @@ struct ReceivedCommand: AsyncParsableCommand {
                     }
                     return
                 }
-                printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(Self.record)])
+                printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(StoredRecords.record)])
                 var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "TIMES", "FROM", "DETAIL")
                 for entry in entries {
                     table.add(
@@ -514,8 +477,8 @@ struct ReceivedCommand: AsyncParsableCommand {
                 replays[replay.attempt.notificationUUID.lowercased(), default: []].append(replay)
             }
             printer.emit(["store": path, "count": rows.count, "notifications": rows.map { row in
-                var record = Self.record(row)
-                record["replays"] = replays[row.notificationUUID.lowercased()]?.map(Self.record)
+                var record = StoredRecords.record(row)
+                record["replays"] = replays[row.notificationUUID.lowercased()]?.map(StoredRecords.record)
                 return record
             }])
             var table = TextTable("RECEIVED", "TYPE", "SUBTYPE", "UUID", "VERDICT", "DELIVERIES", "ANSWERED", "TRANSACTION")
@@ -574,7 +537,7 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     private func line(_ row: StoredNotification) {
         if json {
-            Self.write(JSONLine.render(Self.record(row).compactMapValues { $0 }))
+            Self.write(JSONLine.render(StoredRecords.record(row).compactMapValues { $0 }))
         } else {
             Self.write("\(DisplayFormat.date(row.lastReceivedAt, seconds: true))  \(row.notificationType ?? "?")\(row.subtype.map { "/" + $0 } ?? "")  "
                 + "\(row.notificationUUID)  \(row.verdict)  deliveries \(row.deliveryCount)  answered \(row.answeredStatus)  "
@@ -593,51 +556,9 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     private func line(_ entry: QuarantinedDelivery) {
         if json {
-            Self.write(JSONLine.render(Self.record(entry).compactMapValues { $0 }))
+            Self.write(JSONLine.render(StoredRecords.record(entry).compactMapValues { $0 }))
         } else {
             Self.write("\(DisplayFormat.date(entry.receivedAt, seconds: true))  \(entry.reason)  answered \(entry.answeredStatus)  \(entry.detail)")
         }
-    }
-
-    static func record(_ row: StoredNotification) -> [String: Any?] {
-        var record: [String: Any?] = [
-            "notificationUUID": row.notificationUUID, "notificationType": row.notificationType, "subtype": row.subtype,
-            "environment": row.environment, "bundleId": row.bundleId, "appAppleId": row.appAppleId, "transactionId": row.transactionId,
-            "originalTransactionId": row.originalTransactionId, "productId": row.productId, "verdict": row.verdict,
-            "verdictDetail": row.verdictDetail, "deliveryCount": row.deliveryCount, "answeredStatus": row.answeredStatus,
-            "elapsedMs": row.elapsedMilliseconds, "remoteAddress": row.remoteAddress, "forwardResult": row.forwardResult, "forwardStatus": row.forwardStatus,
-            "signedPayload": Self.signedPayload(row.rawBody),
-        ]
-        record.merge(Printer.date("signedDate", row.signedDate))
-        record.merge(Printer.date("firstReceivedAt", row.firstReceivedAt))
-        record.merge(Printer.date("lastReceivedAt", row.lastReceivedAt))
-        return record
-    }
-
-    static func record(_ replay: StoredReplay) -> [String: Any?] {
-        var record: [String: Any?] = [
-            "command": replay.attempt.command, "targetURL": replay.attempt.targetURL, "source": replay.attempt.source.rawValue,
-            "result": replay.attempt.result, "status": replay.attempt.status, "succeeded": replay.attempt.succeeded, "elapsedMs": replay.attempt.milliseconds,
-        ]
-        record.merge(Printer.date("sentAt", replay.attempt.sentAt))
-        return record
-    }
-
-    static func record(_ entry: QuarantinedDelivery) -> [String: Any?] {
-        var record: [String: Any?] = [
-            "reason": entry.reason, "detail": entry.detail, "answeredStatus": entry.answeredStatus, "bodySize": entry.bodySize,
-            "truncated": entry.truncated, "notificationUUID": entry.notificationUUID, "notificationType": entry.notificationType,
-            "remoteAddress": entry.remoteAddress, "elapsedMs": entry.elapsedMilliseconds,
-            "body": String(data: entry.body, encoding: .utf8) ?? entry.body.base64EncodedString(),
-            "bodyEncoding": String(data: entry.body, encoding: .utf8) == nil ? "base64" : "utf8",
-            "count": entry.count, "bodySHA256": entry.bodyHash,
-        ]
-        record.merge(Printer.date("receivedAt", entry.receivedAt))
-        if let last = entry.lastReceivedAt { record.merge(Printer.date("lastReceivedAt", last)) }
-        return record
-    }
-
-    static func signedPayload(_ body: Data) -> String? {
-        (try? JSONSerialization.jsonObject(with: body) as? [String: Any])?["signedPayload"] as? String
     }
 }

@@ -13,26 +13,6 @@ struct ConsoleOptions: ParsableArguments {
 
 /// `iapdesk demo`: the console against the embedded demo server.
 struct DemoCommand: AsyncParsableCommand {
-    /// The demo receives its own notifications into the demo's store (every --demo command's) unless
-    /// --store names one, with some deliveries made to fail; the real store is never written.
-    static func receiver(_ live: LiveOptions, session: Session) async throws -> ConsoleReceiver {
-        var receiver: ConsoleReceiver
-        do {
-            let store = try await StoreAccess.resolve(live.storeOptions, session: session)
-            receiver = try await ConsoleReceiver.start(
-                live, location: store.location, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier)
-        } catch {
-            await session.close()
-            throw error
-        }
-        if let url = receiver.receiver?.url, let demo = session.demo {
-            let previous = demo.shareWebhook(url)
-            receiver.releaseWebhook = { demo.withdrawWebhook(url, restoring: previous) }
-            demo.injectDeliveryFaults(DeliveryFault.walkthrough)
-        }
-        return receiver
-    }
-
     static let configuration = CommandConfiguration(
         commandName: "demo", abstract: "Open the full-screen console against the embedded demo App Store Server (no credentials, no network).")
 
@@ -56,10 +36,8 @@ struct DemoCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
-            let receiver = try await Self.receiver(live, session: session)
-            try await ConsoleLauncher.launch(
-                session: session, themeName: console.theme, isDemo: true, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
+            try await DemoConsole.open(
+                live: live, themeName: console.theme, environment: environment, timeout: timeout, exitAfterFirstFrame: exitAfterFirstFrame)
         }
     }
 }
@@ -94,15 +72,13 @@ struct ConsoleCommand: AsyncParsableCommand {
                     return
                 case .demo:
                     // The demo keeps what the console was told: its store, receiver, forward URL and theme.
-                    let arguments = [("--store", live.storeOptions.store), ("--listen", live.listen), ("--forward-to", live.forwardTo), ("--theme", console.theme)]
-                        .flatMap { flag, value in value.map { [flag, $0] } ?? [] }
-                    try await DemoCommand.parse(arguments).run()
+                    try await DemoConsole.open(live: live, themeName: console.theme)
                     return
                 case .setUp:
                     // Where the console was told to look (and send) is where the profile goes.
                     let arguments = [("--config", global.config), ("--profile", global.profile), ("--base-url", global.baseURL)]
                         .flatMap { flag, value in value.map { [flag, $0] } ?? [] }
-                    let status = try await InitFlow(options: try InitCommand.parse(arguments), prompter: Prompter()).run()
+                    let status = try await InitFlow(options: try InitOptions.parse(arguments), prompter: Prompter()).run()
                     // A profile the doctor failed is not opened: its report says what to fix first.
                     if status != .success {
                         print("\nFix what failed above, then start iapdesk again (iapdesk doctor checks again).")
@@ -114,7 +90,7 @@ struct ConsoleCommand: AsyncParsableCommand {
             let receiver: ConsoleReceiver
             if session.demo != nil {
                 // `iapdesk --demo` is `iapdesk demo`: the demo's notifications never go into the real store.
-                receiver = try await DemoCommand.receiver(live, session: session)
+                receiver = try await DemoConsole.receiver(live, session: session)
             } else {
                 do {
                     receiver = try await ConsoleReceiver.start(

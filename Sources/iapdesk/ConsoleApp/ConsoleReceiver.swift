@@ -17,7 +17,7 @@ struct LiveOptions: ParsableArguments {
     @OptionGroup var storeOptions: StoreOptions
 
     func validate() throws {
-        if let listen { guard (try? ListenCommand.split(listen)) != nil else { throw ValidationError("--listen must be host:port, such as 127.0.0.1:8080.") } }
+        if let listen { guard (try? ListenAddress.split(listen)) != nil else { throw ValidationError("--listen must be host:port, such as 127.0.0.1:8080.") } }
         if let forwardTo {
             guard let url = URL(string: forwardTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValidationError("--forward-to must be an http(s) URL.")
@@ -59,7 +59,7 @@ struct ConsoleReceiver {
             throw CLIError("--listen needs a verifier for the notifications.", hint: "Set the profile's bundle_id and environment.", status: .configuration)
         }
         let store = try await StoreAccess.open(location)
-        let (host, port) = try ListenCommand.split(listen)
+        let (host, port) = try ListenAddress.split(listen)
         var configuration = NotificationReceiver.Configuration()
         configuration.host = host
         configuration.port = port
