@@ -139,8 +139,11 @@ let package = Package(
                 "DeskStore",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildCommit"]
         ),
+        // Writes the commit a build is made from into iapdesk, for `iapdesk --version`.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "iapdesk-bench",
             dependencies: [
