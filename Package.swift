@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Where received App Store Server Notifications are kept: the store interface and its SQLite file.
@@ -65,6 +66,7 @@ let package = Package(
             dependencies: [
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The shared store of a team: the store interface on a PostgreSQL server.
@@ -87,7 +89,10 @@ let package = Package(
                 "DeskStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,9 +137,13 @@ let package = Package(
                 "PostgresStore",
                 "WebhookReceiver",
                 "DeskStore",
+                "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildCommit"]
         ),
+        // Writes the commit a build is made from into iapdesk, for `iapdesk --version`.
+        .plugin(name: "BuildCommit", capability: .buildTool()),
         .executableTarget(
             name: "iapdesk-bench",
             dependencies: [
@@ -176,7 +185,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CommandLineTests",
-            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer"]
+            dependencies: ["iapdesk", "AppStoreServerAPI", "DemoServer", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(
             name: "WebhookTests",
@@ -184,6 +193,7 @@ let package = Package(
                 "iapdesk", "AppStoreServerAPI", "Console", "DeskCore", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "DeskStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -196,11 +206,14 @@ let package = Package(
         ),
         .testTarget(
             name: "TerminalUITests",
-            dependencies: ["TerminalUI", "TOML"]
+            dependencies: ["TerminalUI", "TOML", "CNCursesW"]
         ),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "AppStoreServerAPI", "DeskCore", "TerminalUI", "DemoServer", "DeskStore"],
+            dependencies: [
+                "Console", "AppStoreServerAPI", "DeskCore", "TerminalUI", "DemoServer", "DeskStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["Snapshots"]
         ),
         .testTarget(
@@ -212,6 +225,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],

@@ -43,7 +43,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 report = await doctor.run(alongside: [storeCheck])
             }
             let status = DoctorSetup.print(report, json: global.json)
-            if status != .success { Foundation.exit(status.rawValue) }
+            if status != .success { throw ExitCode(status) }
         }
     }
 }

@@ -41,7 +41,7 @@ struct NoteCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await runReporting {
-            let profile = global.demo ? nil : try ListenCommand.profile(global)
+            let profile = global.demo ? nil : try ReceivingProfile.resolve(global)
             let (_, notes) = try await AuditLedgerAccess.openWithNotes(profileStore: profile?.store, demo: global.demo)
             let printer = Printer(json: global.json)
             let agent = profile?.agentName ?? (try? ProfileOverrides.fromEnvironment(ProcessInfo.processInfo.environment))?.agent ?? WriteContext.loginName

@@ -47,7 +47,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 await session.close()
             } else {
-                let profileStore = global.demo ? nil : try ListenCommand.profile(global).store
+                let profileStore = global.demo ? nil : try ReceivingProfile.resolve(global).store
                 resolved = ResolvedStore(location: try storeOptions.location(profileStore: profileStore))
             }
             let path = resolved.location.description

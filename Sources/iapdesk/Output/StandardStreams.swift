@@ -14,7 +14,8 @@ enum StandardStreams {
     }
 
     static func output(_ data: Data) {
-        // Nobody reads any more: stop as a pipe's writer is stopped (128 + SIGPIPE).
+        // Nobody reads any more: stop as a pipe's writer is stopped (128 + SIGPIPE). This stands in
+        // for the signal SwiftNIO ignores, from any printer however deep, so it exits rather than throws.
         if !write(STDOUT_FILENO, data) && errno == EPIPE { exit(141) }
     }
 

@@ -106,12 +106,19 @@ struct CLIError: Error, CustomStringConvertible {
 }
 
 extension CLIError {
-    /// Prints to standard error and exits with the error's status.
-    func exit() -> Never {
+    /// Prints the message and its hint to standard error and gives the exit code to throw:
+    /// ArgumentParser ends the process with an `ExitCode` and prints nothing more, so deferred
+    /// work (closing a session, stopping a server) still runs on the way out.
+    func reported() -> ExitCode {
         StandardStreams.error("error: \(message)\n")
         if let hint { StandardStreams.error("hint: \(hint)\n") }
-        Foundation.exit(status.rawValue)
+        return ExitCode(status.rawValue)
     }
+}
+
+extension ExitCode {
+    /// The documented exit code of a status (`iapdesk --help` lists them).
+    init(_ status: ExitStatus) { self.init(status.rawValue) }
 }
 
 /// Runs a command body, turning every failure into a message and its exit code.
@@ -119,16 +126,16 @@ func runReporting(isolation: isolated (any Actor)? = #isolation, _ body: () asyn
     do {
         try await body()
     } catch let error as CLIError {
-        error.exit()
+        throw error.reported()
     } catch let error as APIError {
-        CLIError(error).exit()
+        throw CLIError(error).reported()
     } catch let error as ConfigurationError {
-        CLIError(error).exit()
+        throw CLIError(error).reported()
     } catch let error as KeyLoadError {
-        CLIError(error.description, status: .configuration).exit()
+        throw CLIError(error.description, status: .configuration).reported()
     } catch let error as VerifierConfigurationError {
-        CLIError(error.description, status: .configuration).exit()
+        throw CLIError(error.description, status: .configuration).reported()
     } catch is CancellationError {
-        CLIError("Interrupted.", status: .interrupted).exit()
+        throw CLIError("Interrupted.", status: .interrupted).reported()
     }
 }

@@ -30,7 +30,7 @@ struct InitAnswers {
 
 /// The questions, the file and the doctor, in that order.
 struct InitFlow {
-    let options: InitCommand
+    let options: InitOptions
     let prompter: Prompter
     let loader = ConfigLoader()
 

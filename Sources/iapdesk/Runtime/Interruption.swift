@@ -47,6 +47,8 @@ final class InterruptionSignal: Sendable {
             state.presses += 1
             return state.presses > 1 ? nil : state.cancel
         }
+        // The second Ctrl-C arrives on the signal source's queue, outside any command's task: there
+        // is nothing to throw to, and ending at once is the point, so this is the one `exit`.
         guard let cancel else { exit(ExitStatus.interrupted.rawValue) }
         cancel()
     }

@@ -1,0 +1,48 @@
+import AppStoreServerAPI
+import ArgumentParser
+import DeskCore
+import Foundation
+
+struct ExtendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "extend", abstract: "Extend one subscription's renewal date (at most 90 days, twice a year).")
+
+    @Argument(help: "The subscription's original transaction ID.") var originalTransactionId: String
+    @Option(name: .long, help: "Days to add, 1 to 90.") var days: Int
+    @Option(name: .long, help: "customer-satisfaction, service-issue, other or undeclared.") var reason: String
+    @Option(name: .long, help: "Request identifier that makes a retry safe (default: a new UUID).") var requestId: String?
+    @Flag(name: .long, help: "Extend even though the subscription was extended in the last 24 hours (otherwise refused as a likely re-run).") var again = false
+    @OptionGroup var write: WriteOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...90).contains(days) else { throw ValidationError("--days must be 1 to 90 (Apple's limit).") }
+        try IDRules.transactionId(originalTransactionId, "ORIGINAL_TRANSACTION_ID")
+        if let requestId, requestId.isEmpty || requestId.count > 128 { throw ValidationError("--request-id must be 1 to 128 characters.") }
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let reasonCode = try ReasonArgument.parse(reason)
+            let write = CommandLineWrite(
+                kind: .extend, subject: "original transaction \(originalTransactionId)",
+                endpoint: { identifier in
+                    Endpoints.extendSubscriptionRenewalDate(
+                        originalTransactionId: originalTransactionId,
+                        request: ExtendRenewalDateRequest(extendByDays: Int32(days), extendReasonCode: reasonCode, requestIdentifier: identifier))
+                },
+                givenIdentifier: requestId, identifierIsSent: true, extending: (originalTransactionId, days, again))
+            let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
+            var object: [String: Any?] = [
+                "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,
+                "success": response.success, "requestIdentifier": identifier,
+            ]
+            object.merge(Printer.date("effectiveDate", response.effectiveDate))
+            printer.emit(object)
+            printer.text(response.success == true
+                ? "Extended \(originalTransactionId) by \(DisplayFormat.count(days, "day")): renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
+                : "Apple did not apply the extension.")
+            if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import AppStoreServerAPI
+import ArgumentParser
+import DeskCore
+import Foundation
+
+struct RefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "refunds", abstract: "List a customer's refunded transactions.")
+
+    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @OptionGroup var rawOption: RawOption
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        try IDRules.transactionId(id, "ID")
+    }
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let listing = await PagedListing.fetch(session.client.refundHistoryPages(anyTransactionId: id), noun: "refunds") { page in
+                await session.verification.transactions(page.signedTransactions)
+            }
+            try listing.requireFirstPage()
+            let refunds = listing.items
+            printer.emit(["id": id, "environment": session.environment.rawValue, "count": refunds.count, "refunds": refunds.map(Records.transaction)]
+                .merging(listing.jsonFields) { $1 })
+            var table = TextTable("TRANSACTION", "PRODUCT", "PRICE", "REFUNDED", "REASON", "TYPE", "SHARE", "SIGNED")
+            for refund in refunds {
+                let t = refund.payload
+                table.add(t?.transactionId ?? "?", t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
+                          DisplayFormat.date(t?.revocationDate), t?.revocationReason?.label ?? "-", t?.revocationType?.label ?? "-",
+                          DisplayFormat.percentage(t?.revocationPercentage), Records.mark(refund.status))
+                if rawOption.raw { table.note(Records.rawLine("signedTransactionInfo", refund.signed)) }
+            }
+            let partial = listing.isPartial ? " (partial)" : ""
+            printer.text(refunds.isEmpty ? "No refunds for \(id) in \(session.environmentLabel)\(partial)." : "\(refunds.count) refund\(refunds.count == 1 ? "" : "s") in \(session.environmentLabel)\(partial)\n\n" + table.render())
+            try listing.requireComplete(noun: "refunds")
+            try requireVerified(refunds.map(\.status))
+        }
+    }
+}

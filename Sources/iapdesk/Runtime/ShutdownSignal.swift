@@ -1,0 +1,37 @@
+import Foundation
+
+/// Waits for SIGINT or SIGTERM.
+enum ShutdownSignal {
+    static func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler { @Sendable in
+                    if once.claim() { continuation.resume() }
+                }
+                source.resume()
+                Retained.sources.append(source)
+            }
+        }
+    }
+}
+
+/// Keeps signal sources alive for the life of the process.
+enum Retained {
+    nonisolated(unsafe) static var sources: [any DispatchSourceSignal] = []
+}
+
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+}
