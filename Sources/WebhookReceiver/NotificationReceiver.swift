@@ -226,7 +226,9 @@ public enum ReceiverError: Error, CustomStringConvertible {
     }
 }
 
-/// What happened to one request, for the one line `listen` prints per arrival.
+/// What happened to one request, for the one line `listen` prints per arrival (and the console's
+/// live pane): made for every answer, refused and unstored ones included, so it carries the status,
+/// outcome and timing, and neither the body nor the payload.
 public struct Arrival: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case stored, duplicate, quarantined
