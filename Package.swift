@@ -46,11 +46,23 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Starting Hummingbird applications and waiting until they have bound their ports: shared by
+        // the demo server and the notification receiver, and kept out of AppStoreServerAPI, a client
+        // layer that knows nothing of serving HTTP.
+        .target(
+            name: "HTTPServing",
+            dependencies: [
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The embedded App Store Server: dataset, signer, routes, faults, webhook sender.
         .target(
             name: "DemoServer",
             dependencies: [
                 "AppStoreServerAPI",
+                "HTTPServing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,6 +99,7 @@ let package = Package(
             dependencies: [
                 "AppStoreServerAPI",
                 "DeskStore",
+                "HTTPServing",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import Crypto
 import Foundation
+import HTTPServing
 import HTTPTypes
 import Hummingbird
 import JWTKit
@@ -158,29 +159,20 @@ public final class DemoServer: Sendable {
             store: store, authenticator: authenticator, faults: faults,
             webhookTimeout: configuration.webhookTimeout, logger: configuration.logger, seeds: seeds)
 
-        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = configuration.logger
         logger.logLevel = .warning
-        let app = Application(
-            responder: CallbackResponder<BasicRequestContext> { request, _ in
-                try await Self.respond(to: request, with: api)
-            },
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        // A bind that fails ends the group without calling onServerRunning: the wait ends with it.
-        let task = Task {
-            defer { portContinuation.finish() }
-            try await group.run()
-        }
-        var port = 0
-        for await bound in portStream { port = bound }
+        let server = await BoundServices.start(logger: logger, [{ onServerRunning in
+            Application(
+                responder: CallbackResponder<BasicRequestContext> { request, _ in
+                    try await Self.respond(to: request, with: api)
+                },
+                configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+                onServerRunning: onServerRunning,
+                logger: logger)
+        }])
+        let port = server.ports[0]
         guard port > 0 else {
-            task.cancel()
+            await server.cancel()
             opened?.inUse.close()
             throw DemoServerError.couldNotBind(host: configuration.host, port: configuration.port)
         }
@@ -189,7 +181,7 @@ public final class DemoServer: Sendable {
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,
             sandboxURL: URL(string: "http://\(configuration.host):\(port)/sandbox")!,
             environment: configuration.environment, signingKey: key, rootCertificateDER: authority.rootDER, port: port,
-            store: store, faults: faults, activity: api.activity, group: group, task: task, seeds: seeds, keptState: kept, inUse: opened?.inUse)
+            store: store, faults: faults, activity: api.activity, group: server.group, task: server.task, seeds: seeds, keptState: kept, inUse: opened?.inUse)
     }
 
     /// The chain the demo signs with: valid from before the oldest signed date in the dataset

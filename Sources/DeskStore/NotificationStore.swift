@@ -40,7 +40,9 @@ extension NotificationStore {
     public func checkWritable() async throws {}
 }
 
-/// One arrival of a notification that verified (or that the receiver chose to keep as such).
+/// One arrival of a notification that verified (or that the receiver chose to keep as such), as
+/// the intake hands it to the store: before the store gave it an ID or counted it as a repeat, and
+/// with the app's account IDs, which go to the account index rather than the notification's row.
 public struct NotificationDelivery: Sendable, Equatable {
     public var notificationUUID: String
     public var rawBody: Data
@@ -125,7 +127,8 @@ public struct ForwardOutcome: Sendable, Equatable {
     }
 }
 
-/// A body answered 400, kept with why.
+/// A body answered 400 (or 408), kept with why: the raw bytes, perhaps cut short, and no verified
+/// payload, so none of a notification's fields but the UUID and type its claims gave.
 public struct RefusedDelivery: Sendable, Equatable {
     /// A short machine-readable reason: not-json, no-signed-payload, too-large, not-verified, ...
     public var reason: String
@@ -186,6 +189,8 @@ public struct QuarantineFilter: Sendable, Equatable {
     }
 }
 
+/// A notification as the store keeps it: one row per notificationUUID across all its deliveries
+/// (first and last arrival, how many, the last forward), where a `NotificationDelivery` is one of them.
 public struct StoredNotification: Sendable, Equatable {
     public var id: Int64
     public var notificationUUID: String
@@ -273,41 +278,43 @@ public struct StoredDelivery: Sendable, Equatable {
     }
 }
 
+/// A refused body as the quarantine keeps it: the `RefusedDelivery` it was given, with the row's
+/// ID, how many times the same body came, and its hash. Its fields are the refusal's
+/// (`entry.reason`, `entry.body`, ...): the row adds to what was refused, it does not restate it.
+@dynamicMemberLookup
 public struct QuarantinedDelivery: Sendable, Equatable {
     public var id: Int64
-    public var reason: String
-    public var detail: String
-    public var body: Data
-    public var bodySize: Int
-    public var truncated: Bool
-    public var notificationUUID: String?
-    public var notificationType: String?
-    public var receivedAt: Date
-    public var remoteAddress: String?
-    public var answeredStatus: Int
-    public var elapsedMilliseconds: Double
+    /// The body and why it was refused, as it first arrived.
+    public var refused: RefusedDelivery
     /// How many times this body was refused (identical bodies are kept once), and when last.
     public var count = 1
     public var lastReceivedAt: Date?
     /// The SHA-256 of what was read of the body (hex); nil for rows kept before bodies were hashed.
     public var bodyHash: String?
 
+    public init(id: Int64, refused: RefusedDelivery) {
+        self.id = id
+        self.refused = refused
+    }
+
     public init(
         id: Int64, reason: String, detail: String, body: Data, bodySize: Int, truncated: Bool, notificationUUID: String?,
         notificationType: String?, receivedAt: Date, remoteAddress: String?, answeredStatus: Int, elapsedMilliseconds: Double
     ) {
-        self.id = id
-        self.reason = reason
-        self.detail = detail
-        self.body = body
-        self.bodySize = bodySize
-        self.truncated = truncated
-        self.notificationUUID = notificationUUID
-        self.notificationType = notificationType
-        self.receivedAt = receivedAt
-        self.remoteAddress = remoteAddress
-        self.answeredStatus = answeredStatus
-        self.elapsedMilliseconds = elapsedMilliseconds
+        var refused = RefusedDelivery(
+            reason: reason, detail: detail, body: body, bodySize: bodySize, truncated: truncated, receivedAt: receivedAt,
+            answeredStatus: answeredStatus)
+        refused.notificationUUID = notificationUUID
+        refused.notificationType = notificationType
+        refused.remoteAddress = remoteAddress
+        refused.elapsedMilliseconds = elapsedMilliseconds
+        self.init(id: id, refused: refused)
+    }
+
+    @inlinable
+    public subscript<Value>(dynamicMember field: WritableKeyPath<RefusedDelivery, Value>) -> Value {
+        get { refused[keyPath: field] }
+        set { refused[keyPath: field] = newValue }
     }
 }
 

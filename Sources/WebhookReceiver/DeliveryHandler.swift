@@ -7,7 +7,8 @@ import NIOCore
 import ServiceLifecycle
 import Synchronization
 
-/// Handles one request: read (bounded), parse, verify, store, answer.
+/// Handles one request: read (bounded), hand the body to `NotificationIntake` (which parses and
+/// verifies it, or says why not), store, answer and count.
 struct DeliveryHandler: Sendable {
     let configuration: NotificationReceiver.Configuration
     let verifier: SignedDataVerifier
@@ -98,16 +99,16 @@ struct DeliveryHandler: Sendable {
         switch body {
         case .failed(let prefix, let error):
             return await refuse(
-                Refusal(reason: "unreadable-body", detail: "The body could not be read: \(error)."), body: prefix, size: prefix.count,
+                .unreadable(error), body: prefix, size: prefix.count,
                 truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .timedOut(let prefix):
             return await refuse(
-                Refusal(reason: "read-timeout", detail: "The body did not arrive within \(configuration.readTimeout) of the request's first byte."),
+                .readTimeout(configuration.readTimeout),
                 body: prefix, size: prefix.count, truncated: true, status: .requestTimeout,
                 remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .tooLarge(let prefix, let size):
             return await refuse(
-                Refusal(reason: "too-large", detail: "The body is larger than \(configuration.maxBodyBytes) bytes (\(size) bytes or more)."),
+                .tooLarge(limit: configuration.maxBodyBytes, size: size),
                 body: prefix, size: size, truncated: true, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
         case .complete(let data):
             return await handle(data, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
@@ -119,8 +120,8 @@ struct DeliveryHandler: Sendable {
         if let known = refusedBodies.refusal(for: hash) {
             counters.add(.refusedRecognised)
             return await refuse(
-                Refusal(reason: known.reason, detail: known.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
-                uuid: known.notificationUUID, type: known.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+                known, body: data, bodyHash: hash, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start,
+                receivedAt: receivedAt)
         }
         var delivery: NotificationDelivery
         let verifying = ContinuousClock.now
@@ -131,8 +132,8 @@ struct DeliveryHandler: Sendable {
         case .failure(let refused):
             refusedBodies.remember(refused, for: hash)
             return await refuse(
-                Refusal(reason: refused.reason, detail: refused.detail), body: data, bodyHash: hash, size: data.count, truncated: false,
-                uuid: refused.notificationUUID, type: refused.notificationType, remoteAddress: remoteAddress, start: start, receivedAt: receivedAt)
+                refused, body: data, bodyHash: hash, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start,
+                receivedAt: receivedAt)
         }
         delivery.elapsedMilliseconds = Self.milliseconds(since: start)
         let uuid = delivery.notificationUUID
@@ -188,20 +189,20 @@ struct DeliveryHandler: Sendable {
     }
 
     private func refuse(
-        _ refusal: Refusal, body: Data, bodyHash: String? = nil, size: Int, truncated: Bool, status: HTTPResponse.Status = .badRequest,
-        uuid: String? = nil, type: String? = nil, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
+        _ refusal: NotificationIntake.Refused, body: Data, bodyHash: String? = nil, size: Int, truncated: Bool,
+        status: HTTPResponse.Status = .badRequest, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date
     ) async -> Response {
         metrics.refused(reason: refusal.reason)
         var entry = RefusedDelivery(
             reason: refusal.reason, detail: refusal.detail, body: body, bodySize: size, truncated: truncated, receivedAt: receivedAt,
             answeredStatus: status.code)
-        entry.notificationUUID = uuid
-        entry.notificationType = type
+        entry.notificationUUID = refusal.notificationUUID
+        entry.notificationType = refusal.notificationType
         entry.remoteAddress = remoteAddress
         entry.elapsedMilliseconds = Self.milliseconds(since: start)
         var arrival = Arrival(
-            receivedAt: receivedAt, outcome: .quarantined, status: status.code, milliseconds: 0, notificationUUID: uuid,
-            notificationType: type, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
+            receivedAt: receivedAt, outcome: .quarantined, status: status.code, milliseconds: 0,
+            notificationUUID: refusal.notificationUUID, notificationType: refusal.notificationType, verdict: refusal.reason, detail: refusal.detail, remoteAddress: remoteAddress)
         do {
             if try await keeper.keep(entry, bodyHash: bodyHash ?? RefusedBodies.hash(body)) == .notKept {
                 arrival.detail = refusal.detail + " (not kept: the quarantine's writes are at their limit)"
@@ -314,78 +315,7 @@ struct DeliveryHandler: Sendable {
         func snapshot() -> State { state.withLock { $0 } }
     }
 
-    // MARK: Parsing and verdicts
-
-    struct Refusal: Error, Equatable {
-        let reason: String
-        let detail: String
-    }
-
-    static func signedPayload(in data: Data) -> Result<String, Refusal> {
-        if let jws = SignedPayloadScanner.signedPayload(in: data) { return .success(jws) }
-        guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return .failure(Refusal(reason: "not-json", detail: "The body is not JSON."))
-        }
-        guard let members = object as? [String: Any] else {
-            return .failure(Refusal(reason: "not-json-object", detail: "The body is JSON but not an object like {\"signedPayload\": \"...\"}."))
-        }
-        guard let jws = members["signedPayload"] as? String, !jws.isEmpty else {
-            return .failure(Refusal(reason: "no-signed-payload", detail: "The body has no signedPayload string."))
-        }
-        return .success(jws)
-    }
-
-    /// Why a notification is refused: its own verdict first, then each nested payload's.
-    static func refusal(for decoded: DecodedNotification) -> Refusal? {
-        let parts: [(String, VerificationStatus?)] = [
-            ("notification", decoded.notification.status), ("nested transaction", decoded.transaction?.status),
-            ("nested renewal info", decoded.renewalInfo?.status), ("nested app transaction", decoded.appTransaction?.status),
-        ]
-        for (name, status) in parts {
-            switch status {
-            case .verified?, nil: continue
-            case .failed(let failure)?:
-                let what = name == "notification" ? "The notification did not verify" : "The \(name) did not verify"
-                return Refusal(reason: reason(for: failure), detail: "\(what): \(failure)")
-            case .notChecked(let why)?:
-                return Refusal(reason: "not-checked", detail: "The \(name)'s signature cannot be checked: \(why)")
-            }
-        }
-        return nil
-    }
-
-    static func reason(for failure: VerificationFailure) -> String {
-        switch failure {
-        case .malformedJWS: return "malformed-jws"
-        case .unsupportedAlgorithm: return "unsupported-algorithm"
-        case .missingCertificateChain, .wrongChainLength, .invalidCertificate: return "bad-certificate-chain"
-        case .untrustedChain: return "untrusted-chain"
-        case .invalidSignature: return "invalid-signature"
-        case .undecodablePayload: return "undecodable-payload"
-        case .wrongBundleId: return "wrong-bundle-id"
-        case .wrongAppAppleId: return "wrong-app-apple-id"
-        case .wrongEnvironment: return "wrong-environment"
-        }
-    }
-
-    static func verifiedParts(_ decoded: DecodedNotification) -> String {
-        var parts = ["notification"]
-        if decoded.transaction != nil { parts.append("transaction") }
-        if decoded.renewalInfo != nil { parts.append("renewal info") }
-        if decoded.appTransaction != nil { parts.append("app transaction") }
-        return "Verified: " + parts.joined(separator: ", ")
-    }
-
-    static func identity(of payload: NotificationPayload) -> (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
-        if let data = payload.data { return (data.bundleId, data.appAppleId, data.environment) }
-        if let summary = payload.summary { return (summary.bundleId, summary.appAppleId, summary.environment) }
-        if let token = payload.externalPurchaseToken {
-            let isSandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") ?? false
-            return (token.bundleId, token.appAppleId, isSandbox ? .sandbox : .production)
-        }
-        if let appData = payload.appData { return (appData.bundleId, appData.appAppleId, appData.environment) }
-        return (nil, nil, nil)
-    }
+    // MARK: Answering
 
     static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
         Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ErrorAnswer.body(message)))

@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import DeskStore
 import Foundation
+import HTTPServing
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -101,7 +102,6 @@ public final class NotificationReceiver: Sendable {
         onArrival: @escaping @Sendable (Arrival) -> Void = { _ in }
     ) async throws -> NotificationReceiver {
         let handler = DeliveryHandler(configuration: configuration, verifier: verifier, store: store, onArrival: onArrival)
-        let (portStream, portContinuation) = AsyncStream<Int>.makeStream()
         var logger = configuration.logger
         logger.logLevel = .critical
         // Idle connections close 10 s after the read timeout: well after a request's own body
@@ -112,58 +112,40 @@ public final class NotificationReceiver: Sendable {
             additionalChannelHandlers: [ConnectionGuard(limits: connections)],
             idleTimeout: ConnectionGuard.timeAmount(idle)))
         let server = try configuration.tls.map { files in try HTTPServerBuilder.tls(http1, tlsConfiguration: try Self.tlsConfiguration(files)) } ?? http1
-        let app = Application(
-            responder: CallbackResponder<ReceiverContext> { request, context in
-                await handler.respond(to: request, peer: context.peer)
-            },
-            server: server,
-            configuration: .init(
-                address: .hostname(configuration.host, port: configuration.port), serverName: nil,
-                availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger)
-        var services: [any Service] = [app]
-        let (metricsPortStream, metricsPortContinuation) = AsyncStream<Int>.makeStream()
-        if let address = configuration.metricsAddress {
-            services.append(Application(
-                responder: CallbackResponder<BasicRequestContext> { request, _ in handler.respondPrivately(to: request) },
-                configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
-                onServerRunning: { channel in
-                    metricsPortContinuation.yield(channel.localAddress?.port ?? 0)
-                    metricsPortContinuation.finish()
+        var applications: [(@escaping BoundServices.OnServerRunning) -> any Service] = [{ onServerRunning in
+            Application(
+                responder: CallbackResponder<ReceiverContext> { request, context in
+                    await handler.respond(to: request, peer: context.peer)
                 },
-                logger: logger))
-        } else {
-            metricsPortContinuation.finish()
-        }
-        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [], logger: logger))
-        // A bind that fails ends the group without calling onServerRunning: the wait ends with it.
-        let task = Task {
-            defer {
-                portContinuation.finish()
-                metricsPortContinuation.finish()
+                server: server,
+                configuration: .init(
+                    address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                    availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
+                onServerRunning: onServerRunning,
+                logger: logger)
+        }]
+        if let address = configuration.metricsAddress {
+            applications.append { onServerRunning in
+                Application(
+                    responder: CallbackResponder<BasicRequestContext> { request, _ in handler.respondPrivately(to: request) },
+                    configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
+                    onServerRunning: onServerRunning,
+                    logger: logger)
             }
-            try await group.run()
         }
-        var port = 0
-        for await bound in portStream { port = bound }
-        var metricsPort = 0
-        for await bound in metricsPortStream { metricsPort = bound }
+        let services = await BoundServices.start(logger: logger, applications)
+        let port = services.ports[0]
+        let metricsPort = services.ports.count > 1 ? services.ports[1] : 0
         guard port > 0 else {
-            task.cancel()
-            _ = try? await task.value
+            await services.cancel()
             throw ReceiverError.couldNotBind(host: configuration.host, port: configuration.port)
         }
         if let address = configuration.metricsAddress, metricsPort == 0 {
-            task.cancel()
-            _ = try? await task.value
+            await services.cancel()
             throw ReceiverError.couldNotBind(host: address.host, port: address.port)
         }
         return NotificationReceiver(
-            configuration: configuration, port: port, metricsPort: configuration.metricsAddress == nil ? nil : metricsPort, group: group, task: task,
+            configuration: configuration, port: port, metricsPort: configuration.metricsAddress == nil ? nil : metricsPort, group: services.group, task: services.task,
             handler: handler)
     }
 
@@ -244,7 +226,9 @@ public enum ReceiverError: Error, CustomStringConvertible {
     }
 }
 
-/// What happened to one request, for the one line `listen` prints per arrival.
+/// What happened to one request, for the one line `listen` prints per arrival (and the console's
+/// live pane): made for every answer, refused and unstored ones included, so it carries the status,
+/// outcome and timing, and neither the body nor the payload.
 public struct Arrival: Sendable, Equatable {
     public enum Outcome: String, Sendable {
         case stored, duplicate, quarantined

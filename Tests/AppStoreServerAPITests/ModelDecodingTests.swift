@@ -143,9 +143,9 @@ import Testing
         #expect(token.externalPurchaseToken?.externalPurchaseId == "b2158121-7af9-49d4-9561-1f588205523e")
         #expect(token.externalPurchaseToken?.tokenCreationDate == 1_698_148_950_000)
         #expect(token.externalPurchaseToken?.appAppleId == 55555)
-        #expect(SignedDataVerifier.identity(of: token).2 == .production)
+        #expect(SignedDataVerifier.identity(of: token).environment == .production)
         let sandboxToken = try decode(NotificationPayload.self, "signedExternalPurchaseTokenSandboxNotification")
-        #expect(SignedDataVerifier.identity(of: sandboxToken).2 == .sandbox)
+        #expect(SignedDataVerifier.identity(of: sandboxToken).environment == .sandbox)
 
         let rescind = try decode(NotificationPayload.self, "signedRescindConsentNotification")
         #expect(rescind.notificationType == .rescindConsent)

@@ -12,7 +12,7 @@ import Testing
     ])
     func applesShapeIsRead(body: String) {
         #expect(SignedPayloadScanner.signedPayload(in: Data(body.utf8)) == Self.jws)
-        #expect(DeliveryHandler.signedPayload(in: Data(body.utf8)) == .success(Self.jws))
+        #expect(NotificationIntake.signedPayload(in: Data(body.utf8)) == .success(Self.jws))
     }
 
     @Test(arguments: [
@@ -24,19 +24,19 @@ import Testing
     func anythingElseGoesToTheParserWithTheSameOutcome(body: String) {
         let data = Data(body.utf8)
         #expect(SignedPayloadScanner.signedPayload(in: data) == nil)
-        #expect(DeliveryHandler.signedPayload(in: data) == Self.parsed(data))
+        #expect(NotificationIntake.signedPayload(in: data) == Self.parsed(data))
     }
 
     /// What the JSON parser alone makes of a body.
-    static func parsed(_ data: Data) -> Result<String, DeliveryHandler.Refusal> {
+    static func parsed(_ data: Data) -> Result<String, NotificationIntake.Refused> {
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return .failure(DeliveryHandler.Refusal(reason: "not-json", detail: "The body is not JSON."))
+            return .failure(NotificationIntake.Refused(reason: "not-json", detail: "The body is not JSON."))
         }
         guard let members = object as? [String: Any] else {
-            return .failure(DeliveryHandler.Refusal(reason: "not-json-object", detail: "The body is JSON but not an object like {\"signedPayload\": \"...\"}."))
+            return .failure(NotificationIntake.Refused(reason: "not-json-object", detail: "The body is JSON but not an object like {\"signedPayload\": \"...\"}."))
         }
         guard let jws = members["signedPayload"] as? String, !jws.isEmpty else {
-            return .failure(DeliveryHandler.Refusal(reason: "no-signed-payload", detail: "The body has no signedPayload string."))
+            return .failure(NotificationIntake.Refused(reason: "no-signed-payload", detail: "The body has no signedPayload string."))
         }
         return .success(jws)
     }

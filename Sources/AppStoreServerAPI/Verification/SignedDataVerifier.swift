@@ -128,8 +128,10 @@ public struct SignedDataVerifier: Sendable {
         return await body(jws)
     }
 
-    /// Bundle ID, app Apple ID and environment of a notification, from whichever object it carries.
-    static func identity(of payload: NotificationPayload) -> (String?, Int64?, AppStoreEnvironment?) {
+    /// Bundle ID, app Apple ID and environment of a notification, from whichever object it carries
+    /// (data, summary, external purchase token or app data): what the checks compare, and what a
+    /// receiver files the notification under.
+    public static func identity(of payload: NotificationPayload) -> (bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
         if let data = payload.data { return (data.bundleId, data.appAppleId, data.environment) }
         if let summary = payload.summary { return (summary.bundleId, summary.appAppleId, summary.environment) }
         if let token = payload.externalPurchaseToken {

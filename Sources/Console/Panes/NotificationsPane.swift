@@ -290,7 +290,7 @@ enum NotificationsPane {
                 f.transactionId = nil
             }
             // One customer's notifications are few: look as far back as the summary does.
-            if !argument.isEmpty { f.since = max(f.since, 30 * 86_400 - 3600) }
+            if !argument.isEmpty { f.since = max(f.since, NotificationRequestSpec.customerSpan) }
             f.type = nil
             f.subtype = nil
         case "failures": f.onlyFailures.toggle()

@@ -117,13 +117,8 @@ enum CommandLine {
         return calendar.date(from: components)
     }
 
+    /// A span such as 24h, 7d or 30m (`TimeSpan`); the console's filters take none of zero.
     static func duration(_ text: String) -> TimeInterval? {
-        guard let unit = text.last, let amount = Double(text.dropLast()), amount > 0 else { return nil }
-        switch unit {
-        case "d": return amount * 86_400
-        case "h": return amount * 3_600
-        case "m": return amount * 60
-        default: return nil
-        }
+        TimeSpan.seconds(text).flatMap { $0 > 0 ? $0 : nil }
     }
 }

@@ -205,8 +205,8 @@ public struct ConsoleState: Sendable {
 
     public func list(_ pane: Pane) -> ListState { lists[pane] ?? ListState() }
 
-    /// Keeps a pane's retention window: 180 days in Production, 30 in Sandbox.
-    public var notificationRetention: TimeInterval { (environment == .sandbox ? 30 : 180) * 86_400 }
+    /// Keeps a pane's retention window: Apple's notification history in this environment.
+    public var notificationRetention: TimeInterval { environment.notificationHistoryRetention }
 }
 
 /// An extension sent, and the lookup on screen when it was confirmed (nil for a re-send at start).

@@ -20,9 +20,8 @@ struct NotificationRoutes: Sendable {
         guard let start = body.startDate else { throw DemoAPIError(4_000_015, "Invalid request. The start date is required.") }
         guard let requestedEnd = body.endDate else { throw DemoAPIError(4_000_016, "Invalid request. The end date is required.") }
         guard start < requestedEnd else { throw .startDateAfterEndDate }
-        let retention: TimeInterval = (environment == .production ? 180 : 30) * 86_400
-        guard start >= now.addingTimeInterval(-retention) else {
-            throw DemoAPIError(4_000_012, "Invalid request. The start date is earlier than the allowed history (\(environment == .production ? 180 : 30) days).")
+        guard start >= now.addingTimeInterval(-environment.notificationHistoryRetention) else {
+            throw DemoAPIError(4_000_012, "Invalid request. The start date is earlier than the allowed history (\(environment.notificationHistoryRetentionDays) days).")
         }
         guard start <= now else { throw DemoAPIError(4_000_015, "Invalid request. The start date is in the future.") }
         // A future end date is allowed and read as now.

@@ -108,8 +108,8 @@ public enum ExtensionRules {
     public static func count(_ originalTransactionId: String, client: AppStoreServerClient, writes: WriteContext?) async -> Result<ExtensionCount, DisplayError> {
         let now = Date()
         let environment = client.environment.environment
-        let windowDays = environment == .production ? 180 : 30
-        let windowStart = now.addingTimeInterval(-Double(windowDays) * 86_400 + 3600)
+        let windowDays = environment.notificationHistoryRetentionDays
+        let windowStart = now.addingTimeInterval(-environment.notificationHistoryRetention + 3600)
         var request = NotificationHistoryRequest(startDate: windowStart, endDate: now)
         request.transactionId = originalTransactionId
         var notified: [Date] = []

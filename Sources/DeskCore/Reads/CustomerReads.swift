@@ -140,7 +140,7 @@ public enum CustomerReads {
                 return accountLinks(transactions: transactions, renewals: [], seen: Date())
             }
             group.addTask {
-                let spec = NotificationRequestSpec(since: 30 * 86_400 - 3600, type: nil, subtype: nil, transactionId: anchor, onlyFailures: false)
+                let spec = NotificationRequestSpec(since: NotificationRequestSpec.customerSpan, type: nil, subtype: nil, transactionId: anchor, onlyFailures: false)
                 part(.notifications(await notifications(spec, scoped)))
                 return []
             }

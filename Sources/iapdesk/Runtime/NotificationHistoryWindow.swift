@@ -10,7 +10,8 @@ struct NotificationHistoryWindow {
     /// Said on standard error when --since asked for more than Apple keeps.
     var clampNote: String?
 
-    static func retentionDays(_ environment: AppStoreEnvironment) -> Int { environment == .sandbox ? 30 : 180 }
+    /// Kept only until ReplayCommand reads `environment.notificationHistoryRetentionDays` itself.
+    static func retentionDays(_ environment: AppStoreEnvironment) -> Int { environment.notificationHistoryRetentionDays }
 
     static func make(since: String, until: String?, environment: AppStoreEnvironment, now: Date = Date()) throws -> NotificationHistoryWindow {
         var start = try DateArgument.require(since, "--since", now: now)
@@ -19,9 +20,9 @@ struct NotificationHistoryWindow {
         guard start < end else {
             throw CLIError("--since \(since) is not before --until \(until ?? "now").", hint: "Give a --since earlier than --until.", status: .usage)
         }
-        let days = retentionDays(environment)
+        let days = environment.notificationHistoryRetentionDays
         // A minute inside the limit, so the server's clock (a little later than ours) still accepts it.
-        let oldest = now.addingTimeInterval(-Double(days) * 86_400 + 60)
+        let oldest = now.addingTimeInterval(-environment.notificationHistoryRetention + 60)
         var note: String?
         if start < oldest {
             guard end > oldest else {

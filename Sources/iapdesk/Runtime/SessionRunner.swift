@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 
 /// Opens a session, runs the body under one deadline for everything it sends (retries and waits
@@ -35,15 +36,8 @@ func confirmWrite(_ description: String, yes: Bool, session: Session) throws {
 /// Dates typed on the command line: `2026-11-01`, `2026-11-01T10:00:00Z`, `7d`, `24h`, `30m`, or epoch milliseconds.
 enum DateArgument {
     static func parse(_ text: String, now: Date = Date()) -> Date? {
+        if let span = TimeSpan.seconds(text) { return now.addingTimeInterval(-span) }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if let last = trimmed.last, let amount = Double(trimmed.dropLast()), amount >= 0 {
-            switch last {
-            case "d": return now.addingTimeInterval(-amount * 86_400)
-            case "h": return now.addingTimeInterval(-amount * 3_600)
-            case "m": return now.addingTimeInterval(-amount * 60)
-            default: break
-            }
-        }
         if trimmed.count >= 12, let ms = Int64(trimmed) { return Date(epochMilliseconds: ms) }
         let full = ISO8601DateFormatter()
         if let date = full.date(from: trimmed) { return date }
