@@ -28,10 +28,10 @@ struct NotificationsCommand: AsyncParsableCommand {
             let start = try DateArgument.require(since, "--since")
             // Apple counts its window from its own clock: a start just inside it here can be outside
             // it there, so "180d" starts a few minutes later, and anything older is brought inside.
-            let retention: TimeInterval = (session.environment == .sandbox ? 30 : 180) * 86_400
+            let retention = session.environment.notificationHistoryRetention
             let earliest = Date().addingTimeInterval(-retention + 300)
             if start < earliest.addingTimeInterval(-86_400) {
-                StandardStreams.error("Note: \(session.environment.label) keeps \(Int(retention / 86_400)) days of notification history; listing from \(DisplayFormat.date(earliest)).\n")
+                StandardStreams.error("Note: \(session.environment.label) keeps \(session.environment.notificationHistoryRetentionDays) days of notification history; listing from \(DisplayFormat.date(earliest)).\n")
             }
             request.startDate = max(start, earliest)
             request.endDate = try until.map { try DateArgument.require($0, "--until") } ?? Date()

@@ -107,7 +107,7 @@ struct ReplayCommand: AsyncParsableCommand {
         let session = try await Session.open(options)
         do {
             let entry = try await Deadline.$current.withValue(Deadline(seconds: session.timeout)) { () async throws -> NotificationHistoryEntry in
-                let days = NotificationHistoryWindow.retentionDays(session.environment)
+                let days = session.environment.notificationHistoryRetentionDays
                 let window = try NotificationHistoryWindow.make(since: "\(days)d", until: nil, environment: session.environment)
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 guard let entry = history.first(where: { $0.notificationUUID?.lowercased() == uuid.lowercased() }) else {

@@ -10,9 +10,6 @@ struct NotificationHistoryWindow {
     /// Said on standard error when --since asked for more than Apple keeps.
     var clampNote: String?
 
-    /// Kept only until ReplayCommand reads `environment.notificationHistoryRetentionDays` itself.
-    static func retentionDays(_ environment: AppStoreEnvironment) -> Int { environment.notificationHistoryRetentionDays }
-
     static func make(since: String, until: String?, environment: AppStoreEnvironment, now: Date = Date()) throws -> NotificationHistoryWindow {
         var start = try DateArgument.require(since, "--since", now: now)
         // Apple reads a future end as now.
