@@ -13,7 +13,7 @@ struct BuildCommit: BuildToolPlugin {
         let folder = context.pluginWorkDirectoryURL.appending(path: "BuildCommit")
         let file = folder.appending(path: "BuildCommit.swift")
         let script = #"""
-            commit=$(git -C "$1" rev-parse --short HEAD 2>/dev/null) || commit=unknown
+            commit=$(git -c safe.directory="$1" -C "$1" rev-parse --short HEAD 2>/dev/null) || commit=unknown
             case "$commit" in *[!0-9a-f]* | "") commit=unknown ;; esac
             text="/// The commit this build was made from (Plugins/BuildCommit): \"unknown\" outside a git checkout.
             let buildCommit = \"$commit\""

@@ -52,6 +52,16 @@ import Testing
         }
     }
 
+    @Test func anOrderThatDoesNotAnswerByTheDeadlineIsUnansweredNotAbsent() async throws {
+        var faults = DemoFaults()
+        faults.hang = true
+        try await withDemo(faults) { _, services in
+            let customer = await CustomerLookup.load("MK5TTTVWJH", services: services, environment: .production, timeout: 0.5)
+            #expect(customer.order.error?.summary == "No answer within 1 s.")
+            #expect(customer.order.error?.hint?.contains("--timeout") == true)
+        }
+    }
+
     @Test func partsThatDoNotAnswerByTheDeadlineSaySo() async throws {
         var faults = DemoFaults()
         faults.hang = true

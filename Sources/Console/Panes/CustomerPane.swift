@@ -15,7 +15,6 @@ extension CommandID {
     public static let customerCaseFile = CommandID("customer.case-file")
 }
 
-/// One field for any ID, then everything about the customer on one screen. Its lookup loads what
 /// What the customer's reads and the summary's own tasks answer.
 enum CustomerAnswer: PaneAnswer {
     /// A part of the customer being looked up.
@@ -29,6 +28,7 @@ enum CustomerAnswer: PaneAnswer {
     case watched(CustomerWatch.Found)
 }
 
+/// One field for any ID, then everything about the customer on one screen. Its lookup loads what
 /// the Order, Refunds, Subscriptions and Transactions panes show.
 enum CustomerPane {
     static let description = PaneDescription(

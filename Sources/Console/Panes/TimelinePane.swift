@@ -28,12 +28,12 @@ extension ConsoleState {
     }
 }
 
-/// Everything that happened to the customer in time order, each row naming its source.
 /// What the Timeline's reads answer.
 enum TimelineAnswer: PaneAnswer {
     case read(TimelinePane.Read)
 }
 
+/// Everything that happened to the customer in time order, each row naming its source.
 enum TimelinePane {
     struct Read: Sendable {
         var lookup: Int

@@ -9,7 +9,9 @@ public final class EffectRunner: Sendable {
     private let services: Mutex<DeskServices>
     private let makeServices: @Sendable (AppStoreEnvironment) throws -> DeskServices
     private let post: @Sendable (ConsoleAction) -> Void
-    private let tasks = Mutex<[Int: Task<Void, Never>]>([:])
+    /// The task running for each request, with a number of its own: a request's next step (a
+    /// status polled under it) may start before the last one has removed itself.
+    private let tasks = Mutex<(running: [Int: (number: UInt64, task: Task<Void, Never>)], next: UInt64)>(([:], 0))
     private let recentLookups: RecentLookups?
     private let makeIdentifier: @Sendable () -> String
 
@@ -98,7 +100,7 @@ public final class EffectRunner: Sendable {
                 if let answer { post(.answer(request: task.request, answer)) }
             }
         case .cancel(let request):
-            tasks.withLock { $0.removeValue(forKey: request) }?.cancel()
+            tasks.withLock { $0.running.removeValue(forKey: request) }?.task.cancel()
         case .switchEnvironment(let environment):
             do {
                 let next = try makeServices(environment)
@@ -117,8 +119,8 @@ public final class EffectRunner: Sendable {
 
     public func cancelAll() {
         let all = tasks.withLock { tasks -> [Task<Void, Never>] in
-            defer { tasks.removeAll() }
-            return Array(tasks.values)
+            defer { tasks.running.removeAll() }
+            return tasks.running.values.map(\.task)
         }
         all.forEach { $0.cancel() }
     }
@@ -126,11 +128,17 @@ public final class EffectRunner: Sendable {
     private func spawn(_ request: Int, finishes: Bool = true, _ body: @escaping @Sendable (DeskServices, @escaping @Sendable (ConsoleAction) -> Void) async -> Void) {
         let services = current
         let post = self.post
+        let number = tasks.withLock { tasks -> UInt64 in
+            defer { tasks.next += 1 }
+            return tasks.next
+        }
         let task = Task { [weak self] in
             await body(services, post)
             if finishes { post(.finished(request: request)) }
-            _ = self?.tasks.withLock { $0.removeValue(forKey: request) }
+            self?.tasks.withLock { tasks in
+                if tasks.running[request]?.number == number { tasks.running[request] = nil }
+            }
         }
-        tasks.withLock { $0[request] = task }
+        tasks.withLock { $0.running[request] = (number, task) }
     }
 }

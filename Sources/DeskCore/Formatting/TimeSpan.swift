@@ -6,7 +6,7 @@ public enum TimeSpan {
     /// The span in seconds, or nil when `text` is not one.
     public static func seconds(_ text: String) -> TimeInterval? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount >= 0 else { return nil }
+        guard let unit = trimmed.last, let amount = Double(trimmed.dropLast()), amount.isFinite, amount >= 0 else { return nil }
         switch unit {
         case "d": return amount * 86_400
         case "h": return amount * 3_600

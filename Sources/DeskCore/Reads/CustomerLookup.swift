@@ -38,9 +38,12 @@ public enum CustomerLookup {
             switch IDKind.classify(query) {
             case .orderId(let order):
                 let answer = await CustomerReads.order(order, services)
+                // Cut off by the deadline: the order is still unanswered, not absent.
+                guard !Task.isCancelled else { return }
                 step = building.withLock { $0.apply(.order(answer)) }
             case .appAccountToken(let token):
                 let answer = await CustomerReads.accountLinks(token, services)
+                guard !Task.isCancelled else { return }
                 step = building.withLock { $0.apply(.accountLinks(answer)) }
             case .transactionId, .invalid:
                 break

@@ -66,7 +66,7 @@ enum ConsoleLauncher {
         }
         let recent = RecentLookups(stateDirectory: loader.stateDirectory, profile: session.profile.name)
         state.recentLookups = recent.load()
-        let inbox = try Inbox()
+        let inbox = try WakingInbox()
         let demo = session.demo
         state.live.source = receiver.received.source
         let received = receiver.received

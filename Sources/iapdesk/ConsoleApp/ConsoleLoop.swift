@@ -7,8 +7,8 @@ import TerminalUI
 
 /// The console's inbox with a pipe that wakes the terminal thread out of poll(2) when an answer
 /// arrives.
-final class Inbox: Sendable {
-    let actions: ConsoleInbox
+final class WakingInbox: Sendable {
+    let inbox: ConsoleInbox
     let readFD: Int32
     let writeFD: Int32
 
@@ -20,15 +20,15 @@ final class Inbox: Sendable {
         _ = fcntl(writeFD, F_SETFL, fcntl(writeFD, F_GETFL) | O_NONBLOCK)
         self.readFD = readFD
         self.writeFD = writeFD
-        actions = ConsoleInbox(wake: {
+        inbox = ConsoleInbox(wake: {
             var byte: UInt8 = 1
             _ = write(writeFD, &byte, 1)
         })
     }
 
-    func post(_ action: ConsoleAction) { actions.post(action) }
+    func post(_ action: ConsoleAction) { inbox.post(action) }
 
-    /// Empties the pipe: what woke the thread is now read from `actions`.
+    /// Empties the pipe: what woke the thread is now read from `inbox`.
     func clearWake() {
         var sink = [UInt8](repeating: 0, count: 256)
         while read(readFD, &sink, sink.count) > 0 {}
@@ -41,15 +41,15 @@ final class ConsoleLoop {
     private let program: ConsoleProgram
     private var theme: Theme
     private let catalog: ThemeCatalog
-    private let inbox: Inbox
+    private let inbox: WakingInbox
     private let noColor: Bool
 
-    init(state: ConsoleState, theme: Theme, catalog: ThemeCatalog, runner: EffectRunner, inbox: Inbox, noColor: Bool) {
+    init(state: ConsoleState, theme: Theme, catalog: ThemeCatalog, runner: EffectRunner, inbox: WakingInbox, noColor: Bool) {
         self.theme = theme
         self.catalog = catalog
         self.inbox = inbox
         self.noColor = noColor
-        program = ConsoleProgram(state: state, inbox: inbox.actions, runner: runner, frontEnd: { effect, _ in
+        program = ConsoleProgram(state: state, inbox: inbox.inbox, runner: runner, frontEnd: { effect, _ in
             switch effect {
             case .copy(let text):
                 // OSC 52: the terminal (and tmux, when allowed) puts the text on the clipboard.
