@@ -11,7 +11,35 @@ struct Printer {
         print(text)
     }
 
-    /// JSON with sorted keys; dates are written by callers as ISO 8601 plus milliseconds.
+    /// The command's document as one JSON object: keys sorted, pretty-printed, slashes as they are.
+    /// Optional members are left out when nil (`encodeIfPresent`), so no field is ever `null`;
+    /// dates are members of their own, written as `DatePair`s.
+    func emit<Document: Encodable>(_ document: Document) {
+        guard json else { return }
+        print(Self.render(document))
+    }
+
+    static func render<Document: Encodable>(_ document: Document) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(document) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// A date as the JSON pair `name` (ISO 8601) and `nameMs` (epoch milliseconds): a record keeps
+/// both as members of its own, set together from one date, both absent when the date is.
+///
+///     (purchaseDate, purchaseDateMs) = DatePair.of(transaction.purchaseDate)
+enum DatePair {
+    static func of(_ date: Date?) -> (iso: String?, ms: Int64?) {
+        guard let date else { return (nil, nil) }
+        return (DisplayFormat.iso(date), date.epochMilliseconds)
+    }
+}
+
+// The untyped documents of the commands not yet written as `Encodable` types.
+extension Printer {
     func emit(_ object: [String: Any?]) {
         guard json else { return }
         print(Self.render(object))
@@ -24,7 +52,6 @@ struct Printer {
         return text
     }
 
-    /// Drops nil values so JSON never carries nulls for absent fields.
     private static func clean(_ value: Any?) -> Any {
         switch value {
         case let dictionary as [String: Any?]:
@@ -42,7 +69,6 @@ struct Printer {
         }
     }
 
-    /// A date as the JSON pair `name` (ISO 8601) and `nameMs` (epoch milliseconds).
     static func date(_ name: String, _ date: Date?) -> [String: Any?] {
         guard let date else { return [:] }
         return [name: DisplayFormat.iso(date), name + "Ms": date.epochMilliseconds]
