@@ -82,8 +82,8 @@ import Testing
         #expect(listing.items == ["p1-a", "p1-b", "p2-a", "p2-b"])
         #expect(listing.pages == 2)
         #expect(listing.end == .interrupted)
-        #expect(listing.jsonFields["partial"] as? Bool == true)
-        #expect(listing.jsonFields["stoppedBy"] as? String == "interrupted")
+        #expect(listing.jsonEnd.partial == true)
+        #expect(listing.jsonEnd.stoppedBy == "interrupted")
         #expect(throws: Never.self) { try listing.requireFirstPage() }
         do {
             try listing.requireComplete(noun: "items")
@@ -104,7 +104,7 @@ import Testing
         #expect(listing.items == [10, 11, 12, 13, 14, 20, 21])
         #expect(listing.end == .stopped)
         #expect(!listing.isPartial)
-        #expect(listing.jsonFields["partial"] as? Bool == false)
+        #expect(listing.jsonEnd.partial == false)
     }
 
     @Test func failuresBeforeTheFirstPageAreThePlainError() async {
@@ -120,7 +120,7 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
-        #expect(listing.jsonFields["stoppedBy"] as? String == "deadline")
+        #expect(listing.jsonEnd.stoppedBy == "deadline")
     }
 
     @Test func everyFailureOfVerificationHasAHint() {

@@ -178,7 +178,7 @@ import Testing
         guard lookup.task(named: "look up order") != nil else { Issue.record("expected :order to look up"); return }
     }
 
-    @Test func commandLineErrorsAndThemes() {
+    @Test func commandLineErrorsAndThemes() throws {
         var state = fresh()
         _ = send(&state, [.escape, .character(":")])
         _ = type(&state, "frobnicate")

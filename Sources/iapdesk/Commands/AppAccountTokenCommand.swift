@@ -25,8 +25,14 @@ struct AppAccountTokenCommand: AsyncParsableCommand {
                 endpoint: { _ in Endpoints.setAppAccountToken(originalTransactionId: originalTransactionId, request: request) },
                 givenIdentifier: nil, identifierIsSent: false)
             _ = try await write.run(session: session, yes: self.write.yes)
-            printer.emit(["originalTransactionId": originalTransactionId, "appAccountToken": token.lowercased()])
+            printer.emit(AppAccountTokenOutput(originalTransactionId: originalTransactionId, appAccountToken: token.lowercased()))
             printer.text("Set app account token \(token.lowercased()) on \(originalTransactionId).")
         }
     }
+}
+
+/// `app-account-token --json`: the token set, in lowercase as Apple keeps it.
+struct AppAccountTokenOutput: Encodable {
+    var originalTransactionId: String
+    var appAccountToken: String
 }

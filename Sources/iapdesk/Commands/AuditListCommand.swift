@@ -33,7 +33,7 @@ struct AuditListCommand: AsyncParsableCommand {
                 return true
             }
             let printer = Printer(json: json)
-            printer.emit(["ledger": ledger.location, "unreadableLines": unreadable, "writes": writes.map(Self.object)])
+            printer.emit(AuditOutput(ledger: ledger.location, unreadableLines: unreadable, writes: writes.map(AuditOutput.Write.init)))
             if writes.isEmpty {
                 let filtered = customer.map { " for \($0)" } ?? ""
                 printer.text("No writes\(unresolved ? " with an unknown outcome" : "")\(filtered) in \(ledger.location) (\(all.count) write\(all.count == 1 ? "" : "s") in all).")
@@ -111,17 +111,54 @@ struct AuditListCommand: AsyncParsableCommand {
                 """
         }.joined(separator: "\n\n")
     }
+}
 
-    static func object(_ record: WriteRecord) -> [String: Any?] {
-        let intent = record.intent
-        return [
-            "requestIdentifier": record.requestIdentifier, "write": intent.write, "method": intent.method, "path": intent.path,
-            "body": intent.body, "subject": intent.subject, "agent": intent.agent, "source": intent.source?.rawValue,
-            "account": intent.account.map { ["profile": $0.profile, "environment": $0.environment, "baseURL": $0.baseURL, "bundleId": $0.bundleId, "keyId": $0.keyId] as [String: Any?] },
-            "started": DisplayFormat.iso(intent.time), "resolved": record.isResolved, "state": record.stateLabel,
-            "events": record.lines.map { line -> [String: Any?] in
-                ["time": DisplayFormat.iso(line.time), "event": line.event.rawValue, "outcome": line.outcome?.rawValue, "detail": line.detail, "agent": line.agent]
-            },
-        ]
+/// `audit --json`: where the ledger is, the lines it could not read, and each write with every event.
+struct AuditOutput: Encodable {
+    struct Account: Encodable {
+        var profile: String
+        var environment: String
+        var baseURL: String
+        var bundleId: String
+        var keyId: String
     }
+
+    struct Event: Encodable {
+        var time: String
+        var event: String
+        var outcome: String?
+        var detail: String?
+        var agent: String?
+    }
+
+    struct Write: Encodable {
+        var requestIdentifier: String
+        var write: String
+        var method: String
+        var path: String
+        var body: String?
+        var subject: String?
+        var agent: String?
+        var source: String?
+        var account: Account?
+        var started: String
+        var resolved: Bool
+        var state: String
+        var events: [Event]
+
+        init(_ record: WriteRecord) {
+            let intent = record.intent
+            (requestIdentifier, write, method, path) = (record.requestIdentifier, intent.write, intent.method, intent.path)
+            (body, subject, agent, source) = (intent.body, intent.subject, intent.agent, intent.source?.rawValue)
+            account = intent.account.map { Account(profile: $0.profile, environment: $0.environment, baseURL: $0.baseURL, bundleId: $0.bundleId, keyId: $0.keyId) }
+            (started, resolved, state) = (DisplayFormat.iso(intent.time), record.isResolved, record.stateLabel)
+            events = record.lines.map { line in
+                Event(time: DisplayFormat.iso(line.time), event: line.event.rawValue, outcome: line.outcome?.rawValue, detail: line.detail, agent: line.agent)
+            }
+        }
+    }
+
+    var ledger: String
+    var unreadableLines: Int
+    var writes: [Write]
 }

@@ -40,8 +40,14 @@ struct ConsumptionCommand: AsyncParsableCommand {
                 endpoint: { _ in Endpoints.sendConsumptionInformation(transactionId: transactionId, request: request) },
                 givenIdentifier: nil, identifierIsSent: false)
             _ = try await write.run(session: session, yes: self.write.yes)
-            printer.emit(["transactionId": transactionId, "accepted": true])
+            printer.emit(ConsumptionOutput(transactionId: transactionId, accepted: true))
             printer.text("Accepted: consumption information for \(transactionId) was sent.")
         }
     }
+}
+
+/// `consumption --json`: Apple took the answer.
+struct ConsumptionOutput: Encodable {
+    var transactionId: String
+    var accepted: Bool
 }

@@ -70,19 +70,74 @@ struct DecodeCommand: AsyncParsableCommand {
         }
         let printer = Printer(json: global.json)
         let parts = report.parts
-        printer.emit([
-            "kind": report.items.count == 1 ? report.items[0].decoded.kindName : "several",
-            "parts": parts.map { part -> [String: Any?] in
-                ["part": part.path, "kind": part.kind,
-                 "verification": Records.verification(part.status, checks: part.checks),
-                 "payload": part.rawPayload.flatMap { try? JSONSerialization.jsonObject(with: $0) }]
-            },
-        ])
+        printer.emit(DecodeOutput(kind: report.items.count == 1 ? report.items[0].decoded.kindName : "several", parts: parts.map(DecodeOutput.Part.init)))
         for part in parts {
             printer.text("== \(part.kind) at \(part.path)\n\(part.verdict)")
             if let raw = part.rawPayload, let tree = try? JSONValue.parse(raw) { printer.text(tree.rendered(indent: "  ")) }
             printer.text("")
         }
         try requireVerified(parts.map(\.status))
+    }
+}
+
+/// `decode --json`: each signed part found, its verification, and its payload as it was signed.
+struct DecodeOutput: Encodable {
+    struct Part: Encodable {
+        var part: String
+        var kind: String
+        var verification: VerificationRecord
+        var payload: JSONPayload?
+
+        init(_ part: VerifiedPart) {
+            (self.part, kind) = (part.path, part.kind)
+            verification = VerificationRecord(part.status, checks: part.checks)
+            payload = part.rawPayload.flatMap { try? JSONValue.parse($0) }.map(JSONPayload.init)
+        }
+    }
+
+    var kind: String
+    var parts: [Part]
+}
+
+/// Any JSON, written again as it was read: numbers as integers when they are whole and fit, nulls kept.
+struct JSONPayload: Encodable {
+    let value: JSONValue
+
+    init(_ value: JSONValue) { self.value = value }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        switch value {
+        case .object(let members):
+            var container = encoder.container(keyedBy: Key.self)
+            for member in members { try container.encode(JSONPayload(member.value), forKey: Key(stringValue: member.key)) }
+        case .array(let items):
+            var container = encoder.unkeyedContainer()
+            for item in items { try container.encode(JSONPayload(item)) }
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let flag):
+            var container = encoder.singleValueContainer()
+            try container.encode(flag)
+        case .string(let text):
+            var container = encoder.singleValueContainer()
+            try container.encode(text)
+        case .number(let text):
+            var container = encoder.singleValueContainer()
+            if let whole = Int64(text) {
+                try container.encode(whole)
+            } else if let whole = UInt64(text) {
+                try container.encode(whole)
+            } else {
+                try container.encode(Double(text) ?? 0)
+            }
+        }
     }
 }

@@ -33,16 +33,27 @@ struct ExtendCommand: AsyncParsableCommand {
                 },
                 givenIdentifier: requestId, identifierIsSent: true, extending: (originalTransactionId, days, again))
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
-            var object: [String: Any?] = [
-                "originalTransactionId": response.originalTransactionId, "webOrderLineItemId": response.webOrderLineItemId,
-                "success": response.success, "requestIdentifier": identifier,
-            ]
-            object.merge(Printer.date("effectiveDate", response.effectiveDate))
-            printer.emit(object)
+            printer.emit(ExtendOutput(response, requestIdentifier: identifier))
             printer.text(response.success == true
                 ? "Extended \(originalTransactionId) by \(DisplayFormat.count(days, "day")): renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
                 : "Apple did not apply the extension.")
             if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
         }
+    }
+}
+
+/// `extend --json`: Apple's answer, and the request identifier it was sent with.
+struct ExtendOutput: Encodable {
+    var originalTransactionId: String?
+    var webOrderLineItemId: String?
+    var success: Bool?
+    var requestIdentifier: String
+    var effectiveDate: String?
+    var effectiveDateMs: Int64?
+
+    init(_ response: ExtendRenewalDateResponse, requestIdentifier: String) {
+        (originalTransactionId, webOrderLineItemId, success) = (response.originalTransactionId, response.webOrderLineItemId, response.success)
+        self.requestIdentifier = requestIdentifier
+        (effectiveDate, effectiveDateMs) = DatePair.of(response.effectiveDate)
     }
 }

@@ -28,8 +28,14 @@ struct FinishTransactionCommand: AsyncParsableCommand {
                 endpoint: { _ in Endpoints.finishTransaction(transactionId: transactionId) },
                 givenIdentifier: nil, identifierIsSent: false)
             _ = try await write.run(session: session, yes: self.write.yes)
-            printer.emit(["transactionId": transactionId, "finished": true])
+            printer.emit(FinishTransactionOutput(transactionId: transactionId, finished: true))
             printer.text("Finished transaction \(transactionId) in \(session.environmentLabel).")
         }
     }
+}
+
+/// `finish-transaction --json`: Apple took it.
+struct FinishTransactionOutput: Encodable {
+    var transactionId: String
+    var finished: Bool
 }

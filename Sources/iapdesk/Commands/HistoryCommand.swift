@@ -76,8 +76,7 @@ struct HistoryCommand: AsyncParsableCommand {
             }
             try listing.requireFirstPage()
             let transactions = listing.items
-            printer.emit(["id": id, "environment": session.environment.rawValue, "count": transactions.count, "pages": listing.pages,
-                          "transactions": transactions.map(Records.transaction)].merging(listing.jsonFields) { $1 })
+            printer.emit(HistoryOutput(id: id, environment: session.environment, listing: listing))
             let table = Records.transactionTable(transactions, raw: rawOption.raw)
             let partial = listing.isPartial ? ", partial" : ""
             printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")\(partial))\n")
@@ -85,5 +84,23 @@ struct HistoryCommand: AsyncParsableCommand {
             try listing.requireComplete(noun: "transactions")
             try requireVerified(transactions.map(\.status))
         }
+    }
+}
+
+/// `history --json`.
+struct HistoryOutput: Encodable {
+    var id: String
+    var environment: AppStoreEnvironment
+    var count: Int
+    var pages: Int
+    var transactions: [TransactionRecord]
+    var partial: Bool
+    var stoppedBy: String?
+    var error: String?
+
+    init(id: String, environment: AppStoreEnvironment, listing: PagedListing<VerifiedPayload<TransactionPayload>>) {
+        (self.id, self.environment, count, pages) = (id, environment, listing.items.count, listing.pages)
+        transactions = listing.items.map(TransactionRecord.init)
+        (partial, stoppedBy, error) = listing.jsonEnd
     }
 }

@@ -52,11 +52,10 @@ struct IndexCommand: AsyncParsableCommand {
             let sizes = try await index.accountIndexSize()
             let tokens = sizes[.appAccountToken] ?? 0, apps = sizes[.appTransactionId] ?? 0
             let all = AccountLink.merged(fromStore + listing.items)
-            printer.emit([
-                "store": location.description, "since": window.range.lowerBound.timeIntervalSince1970, "environment": session.environment.rawValue,
-                "linksFromStore": AccountLink.merged(fromStore).count, "linksFromAppleHistory": AccountLink.merged(listing.items).count,
-                "appAccountTokens": tokens, "appTransactionIds": apps,
-            ])
+            printer.emit(IndexOutput(
+                store: location.description, since: window.range.lowerBound.timeIntervalSince1970, environment: session.environment,
+                linksFromStore: AccountLink.merged(fromStore).count, linksFromAppleHistory: AccountLink.merged(listing.items).count,
+                appAccountTokens: tokens, appTransactionIds: apps))
             printer.text("""
                 Indexed \(DisplayFormat.count(all.count, "link")) from the store and Apple's notification history since \(DisplayFormat.date(window.range.lowerBound)) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")).
                 The index in \(location.description) now knows \(DisplayFormat.count(tokens, "app account token")) and \(DisplayFormat.count(apps, "app transaction ID")).
@@ -119,4 +118,16 @@ struct IndexCommand: AsyncParsableCommand {
             throw CLIError("The account index in \(location.description) cannot be written: \(error)", status: .failure)
         }
     }
+}
+
+/// `index --json`: the links found on each side, and what the index knows now.
+struct IndexOutput: Encodable {
+    var store: String
+    /// Seconds since 1970.
+    var since: Double
+    var environment: AppStoreEnvironment
+    var linksFromStore: Int
+    var linksFromAppleHistory: Int
+    var appAccountTokens: Int
+    var appTransactionIds: Int
 }

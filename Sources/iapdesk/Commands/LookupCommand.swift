@@ -47,10 +47,9 @@ struct LookupCommand: AsyncParsableCommand {
         let response = try await session.client.lookUpOrderId(orderId: order)
         var transactions: [VerifiedPayload<TransactionPayload>] = []
         for jws in response.signedTransactions ?? [] { transactions.append(await session.verification.transaction(jws)) }
-        printer.emit([
-            "orderId": order, "status": response.status?.rawValue, "valid": response.status == .valid,
-            "environment": session.environment.rawValue, "transactions": transactions.map(Records.transaction),
-        ])
+        printer.emit(LookupOutput.Order(
+            orderId: order, status: response.status, valid: response.status == .valid, environment: session.environment,
+            transactions: transactions.map(TransactionRecord.init)))
         guard response.status == .valid else {
             throw CLIError("Order \(order) is not valid: Apple knows no purchases under it.",
                            hint: "Check the order ID on the customer's receipt e-mail (10 letters and digits).", status: .notFound)
@@ -62,16 +61,7 @@ struct LookupCommand: AsyncParsableCommand {
 
     private func lookUpAccount(_ token: String, _ session: Session, _ printer: Printer) async throws {
         let (links, store) = try await AccountIndexAccess.links(token, session: session, storeFlag: storeOptions.store)
-        printer.emit([
-            "appAccountToken": token, "store": store,
-            "originalTransactions": links.map { link -> [String: Any?] in
-                [
-                    "originalTransactionId": link.originalTransactionId, "environment": link.environment.isEmpty ? nil : link.environment,
-                    "source": link.source.rawValue, "firstSeen": DisplayFormat.iso(link.firstSeen), "lastSeen": DisplayFormat.iso(link.lastSeen),
-                    "signedDate": DisplayFormat.iso(link.signedDate),
-                ]
-            },
-        ])
+        printer.emit(LookupOutput.Account(appAccountToken: token, store: store, originalTransactions: links.map(LookupOutput.Link.init)))
         guard !links.isEmpty else { throw AccountIndexAccess.notSeen(token, store: store) }
         printer.text("App account token \(token): \(DisplayFormat.count(links.count, "original transaction")) seen in \(store)\n")
         var table = TextTable("Original transaction", "Environment", "Last seen", "Where", "Apple signed")
@@ -135,17 +125,70 @@ struct LookupCommand: AsyncParsableCommand {
         })
         await AccountIndexAccess.remember(links, session: session, storeFlag: storeOptions.store)
         let payload = app?.payload
-        printer.emit([
-            "query": digits, "kind": isTransaction ? "transactionId" : "appTransactionId", "appTransactionId": payload?.appTransactionId,
-            "environment": located.rawValue,
-            "appTransaction": payload.map { ["appTransactionId": $0.appTransactionId, "originalPurchaseDate": $0.originalPurchaseDate.map(DisplayFormat.iso), "originalPlatform": $0.originalPlatform?.rawValue] as [String: Any?] },
-            "transactions": listing.items.map(Records.transaction),
-        ])
+        printer.emit(LookupOutput.AppTransaction(
+            query: digits, kind: isTransaction ? "transactionId" : "appTransactionId", appTransactionId: payload?.appTransactionId,
+            environment: located, appTransaction: payload.map(LookupOutput.Download.init), transactions: listing.items.map(TransactionRecord.init)))
         let what = isTransaction ? "Transaction \(digits)" : "App transaction \(digits)"
         let download = payload.map { "the customer's first download \(DisplayFormat.day($0.originalPurchaseDate))" } ?? "no app download on the customer's account"
         printer.text("\(what) in \(located.label)\(usedFallback ? " (after Production did not know it)" : ""): \(download), \(DisplayFormat.count(listing.items.count, "transaction"))\n")
         printer.text(Records.transactionTable(listing.items, raw: rawOption.raw).render())
         try listing.requireComplete(noun: "transactions")
         try requireVerified((app.map { [$0.status] } ?? []) + listing.items.map(\.status))
+    }
+}
+
+/// `lookup --json`: one document for each kind of ID.
+enum LookupOutput {
+    /// An order ID, looked up with Apple.
+    struct Order: Encodable {
+        var orderId: String
+        var status: OrderLookupStatus?
+        var valid: Bool
+        var environment: AppStoreEnvironment
+        var transactions: [TransactionRecord]
+    }
+
+    /// An app account token, found in the store's account index.
+    struct Account: Encodable {
+        var appAccountToken: String
+        var store: String
+        var originalTransactions: [Link]
+    }
+
+    /// Where and when the index saw an original transaction under the token.
+    struct Link: Encodable {
+        var originalTransactionId: String
+        var environment: String?
+        var source: String
+        var firstSeen: String
+        var lastSeen: String
+        var signedDate: String
+
+        init(_ link: AccountLink) {
+            (originalTransactionId, environment) = (link.originalTransactionId, link.environment.isEmpty ? nil : link.environment)
+            source = link.source.rawValue
+            (firstSeen, lastSeen, signedDate) = (DisplayFormat.iso(link.firstSeen), DisplayFormat.iso(link.lastSeen), DisplayFormat.iso(link.signedDate))
+        }
+    }
+
+    /// A transaction ID or app transaction ID: the customer's app download and history.
+    struct AppTransaction: Encodable {
+        var query: String
+        var kind: String
+        var appTransactionId: String?
+        var environment: AppStoreEnvironment
+        var appTransaction: Download?
+        var transactions: [TransactionRecord]
+    }
+
+    struct Download: Encodable {
+        var appTransactionId: String?
+        var originalPurchaseDate: String?
+        var originalPlatform: PurchasePlatform?
+
+        init(_ payload: AppTransactionPayload) {
+            (appTransactionId, originalPurchaseDate) = (payload.appTransactionId, payload.originalPurchaseDate.map(DisplayFormat.iso))
+            originalPlatform = payload.originalPlatform
+        }
     }
 }

@@ -33,8 +33,14 @@ struct MassExtendCommand: AsyncParsableCommand {
                 },
                 givenIdentifier: requestId, identifierIsSent: true)
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
-            printer.emit(["requestIdentifier": response.requestIdentifier ?? identifier, "productId": productId])
+            printer.emit(MassExtendOutput(requestIdentifier: response.requestIdentifier ?? identifier, productId: productId))
             printer.text("Accepted. Follow it with: iapdesk mass-extend-status --product-id \(productId) --request-id \(response.requestIdentifier ?? identifier)\(global.followUpFlags)")
         }
     }
+}
+
+/// `mass-extend --json`: what to follow the extension with.
+struct MassExtendOutput: Encodable {
+    var requestIdentifier: String
+    var productId: String
 }

@@ -13,12 +13,7 @@ struct MassExtendStatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let status = try await session.client.getStatusOfSubscriptionRenewalDateExtensions(productId: productId, requestIdentifier: requestId)
-            var object: [String: Any?] = [
-                "requestIdentifier": status.requestIdentifier, "complete": status.complete,
-                "succeededCount": status.succeededCount, "failedCount": status.failedCount,
-            ]
-            object.merge(Printer.date("completeDate", status.completeDate))
-            printer.emit(object)
+            printer.emit(MassExtendStatusOutput(status))
             var fields = FieldList()
             fields.add("Request", status.requestIdentifier)
             fields.add("Complete", status.complete == true ? "yes, \(DisplayFormat.date(status.completeDate))" : "not yet")
@@ -26,5 +21,20 @@ struct MassExtendStatusCommand: AsyncParsableCommand {
             fields.add("Failed", status.failedCount.map(String.init))
             printer.text(fields.render())
         }
+    }
+}
+
+/// `mass-extend-status --json`: Apple's answer as it gave it.
+struct MassExtendStatusOutput: Encodable {
+    var requestIdentifier: String?
+    var complete: Bool?
+    var succeededCount: Int64?
+    var failedCount: Int64?
+    var completeDate: String?
+    var completeDateMs: Int64?
+
+    init(_ status: MassExtendRenewalDateStatusResponse) {
+        (requestIdentifier, complete, succeededCount, failedCount) = (status.requestIdentifier, status.complete, status.succeededCount, status.failedCount)
+        (completeDate, completeDateMs) = DatePair.of(status.completeDate)
     }
 }

@@ -50,13 +50,13 @@ struct NoteCommand: AsyncParsableCommand {
                     let checked = try Self.checked(text)
                     let (subjects, alone) = await relatedIDs()
                     let note = try await notes.addNote(checked, agent: agent, at: Date(), subjects: subjects)
-                    printer.emit(["id": id, "note": Self.object(note), "keptUnder": subjects.sorted()])
+                    printer.emit(NoteOutput.Added(id: id, note: NoteOutput.Note(note), keptUnder: subjects.sorted()))
                     printer.text("Noted for \(id) by \(note.agent) at \(DisplayFormat.date(note.time))"
                         + (subjects.count > 1 ? ", under its \(subjects.count) IDs." : "."))
                     if let alone { StandardStreams.error("note: \(alone)\n") }
                 } else {
                     let found = try await notes.notes(concerning: [id])
-                    printer.emit(["id": id, "notes": found.map(Self.object)])
+                    printer.emit(NoteOutput.Listed(id: id, notes: found.map(NoteOutput.Note.init)))
                     printer.text(found.isEmpty ? "No notes about \(id)." : found.map(Self.line).joined(separator: "\n"))
                 }
             } catch let error as NotificationStoreError {
@@ -102,8 +102,28 @@ struct NoteCommand: AsyncParsableCommand {
     static func line(_ note: CaseNote) -> String {
         "\(DisplayFormat.date(note.time))  \(note.agent): \(note.text)"
     }
+}
 
-    static func object(_ note: CaseNote) -> [String: Any] {
-        ["time": DisplayFormat.iso(note.time), "agent": note.agent, "text": note.text]
+/// `note --json`: the note added and every ID it is kept under, or the notes about the ID.
+enum NoteOutput {
+    struct Note: Encodable {
+        var time: String
+        var agent: String
+        var text: String
+
+        init(_ note: CaseNote) {
+            (time, agent, text) = (DisplayFormat.iso(note.time), note.agent, note.text)
+        }
+    }
+
+    struct Added: Encodable {
+        var id: String
+        var note: Note
+        var keptUnder: [String]
+    }
+
+    struct Listed: Encodable {
+        var id: String
+        var notes: [Note]
     }
 }

@@ -45,20 +45,12 @@ struct NotificationsCommand: AsyncParsableCommand {
                 return entries
             }
             try listing.requireFirstPage()
-            var rows: [[String: Any?]] = []
+            var rows: [NotificationsOutput.Row] = []
             var table = TextTable("SIGNED", "TYPE", "SUBTYPE", "FIRST ATTEMPT", "TRIES", "LAST RESULT", "UUID")
             for entry in listing.items {
                 let payload = entry.payload
                 let attempts = entry.attempts
-                rows.append([
-                    "notificationUUID": payload?.notificationUUID, "notificationType": payload?.notificationType?.rawValue,
-                    "subtype": payload?.subtype?.rawValue, "verification": entry.decoded.map { Records.verification($0.notification.status, checks: $0.notification.checks) },
-                    "sendAttempts": attempts.map(Records.attempt),
-                    // What it concerns, and the signed strings exactly as Apple sent them.
-                    "transactionId": entry.transaction?.transactionId, "originalTransactionId": entry.transaction?.originalTransactionId,
-                    "signedPayload": entry.signedPayload, "signedTransactionInfo": payload?.data?.signedTransactionInfo,
-                    "signedRenewalInfo": payload?.data?.signedRenewalInfo,
-                ].merging(Printer.date("signedDate", payload?.signedDate)) { $1 })
+                rows.append(NotificationsOutput.Row(entry))
                 table.add(
                     DisplayFormat.date(payload?.signedDate), payload?.notificationType?.rawValue ?? "?", payload?.subtype?.rawValue ?? "-",
                     attempts.first?.sendAttemptResult?.rawValue ?? "(none)", String(attempts.count),
@@ -70,7 +62,7 @@ struct NotificationsCommand: AsyncParsableCommand {
                     table.note(Records.rawLine("signedPayload", entry.signedPayload))
                 }
             }
-            printer.emit(["environment": session.environment.rawValue, "count": rows.count, "notifications": rows].merging(listing.jsonFields) { $1 })
+            printer.emit(NotificationsOutput(environment: session.environment, rows: rows, listing: listing))
             let partial = listing.isPartial ? " (partial)" : ""
             printer.text(rows.isEmpty ? "No notifications match in \(session.environmentLabel)\(partial)." : "\(rows.count) notification\(rows.count == 1 ? "" : "s") in \(session.environmentLabel)\(partial)\n\n" + table.render())
             try listing.requireComplete(noun: "notifications")
@@ -100,5 +92,47 @@ struct NotificationsCommand: AsyncParsableCommand {
             attempts = item.sendAttempts ?? []
             signedPayload = item.signedPayload
         }
+    }
+}
+
+/// `notifications --json`: Apple's notification history, each notification with its send attempts.
+struct NotificationsOutput: Encodable {
+    struct Row: Encodable {
+        var notificationUUID: String?
+        var notificationType: NotificationType?
+        var subtype: NotificationSubtype?
+        var verification: VerificationRecord?
+        var sendAttempts: [AttemptRecord]
+        // What it concerns, and the signed strings exactly as Apple sent them.
+        var transactionId: String?
+        var originalTransactionId: String?
+        var signedPayload: String?
+        var signedTransactionInfo: String?
+        var signedRenewalInfo: String?
+        var signedDate: String?
+        var signedDateMs: Int64?
+
+        init(_ entry: NotificationsCommand.Entry) {
+            let payload = entry.payload
+            (notificationUUID, notificationType, subtype) = (payload?.notificationUUID, payload?.notificationType, payload?.subtype)
+            verification = entry.decoded.map { VerificationRecord($0.notification.status, checks: $0.notification.checks) }
+            sendAttempts = entry.attempts.map(AttemptRecord.init)
+            (transactionId, originalTransactionId) = (entry.transaction?.transactionId, entry.transaction?.originalTransactionId)
+            signedPayload = entry.signedPayload
+            (signedTransactionInfo, signedRenewalInfo) = (payload?.data?.signedTransactionInfo, payload?.data?.signedRenewalInfo)
+            (signedDate, signedDateMs) = DatePair.of(payload?.signedDate)
+        }
+    }
+
+    var environment: AppStoreEnvironment
+    var count: Int
+    var notifications: [Row]
+    var partial: Bool
+    var stoppedBy: String?
+    var error: String?
+
+    init(environment: AppStoreEnvironment, rows: [Row], listing: PagedListing<NotificationsCommand.Entry>) {
+        (self.environment, count, notifications) = (environment, rows.count, rows)
+        (partial, stoppedBy, error) = listing.jsonEnd
     }
 }

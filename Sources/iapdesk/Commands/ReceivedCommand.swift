@@ -74,7 +74,7 @@ struct ReceivedCommand: AsyncParsableCommand {
                     }
                     return
                 }
-                printer.emit(["store": path, "count": entries.count, "quarantined": entries.map(StoredRecords.record)])
+                printer.emit(ReceivedOutput.Quarantined(store: path, count: entries.count, quarantined: entries.map(QuarantineRecord.init)))
                 var table = TextTable("RECEIVED", "REASON", "ANSWERED", "SIZE", "TIMES", "FROM", "DETAIL")
                 for entry in entries {
                     table.add(
@@ -103,11 +103,9 @@ struct ReceivedCommand: AsyncParsableCommand {
             for replay in try await store.replays(uuids: Set(rows.map(\.notificationUUID))).sorted(by: { $0.id < $1.id }) {
                 replays[replay.attempt.notificationUUID.lowercased(), default: []].append(replay)
             }
-            printer.emit(["store": path, "count": rows.count, "notifications": rows.map { row in
-                var record = StoredRecords.record(row)
-                record["replays"] = replays[row.notificationUUID.lowercased()]?.map(StoredRecords.record)
-                return record
-            }])
+            printer.emit(ReceivedOutput.Notifications(store: path, count: rows.count, notifications: rows.map { row in
+                StoredNotificationRecord(row, replays: replays[row.notificationUUID.lowercased()])
+            }))
             var table = TextTable("RECEIVED", "TYPE", "SUBTYPE", "UUID", "VERDICT", "DELIVERIES", "ANSWERED", "TRANSACTION")
             let sentOn = rows.contains { $0.forwardResult != nil || replays[$0.notificationUUID.lowercased()] != nil }
             if sentOn { table.headers.append("TO THE APP (LATEST)") }
@@ -164,7 +162,7 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     private func line(_ row: StoredNotification) {
         if json {
-            Self.write(JSONLine.render(StoredRecords.record(row).compactMapValues { $0 }))
+            Self.write(JSONLine.render(StoredNotificationRecord(row)))
         } else {
             Self.write("\(DisplayFormat.date(row.lastReceivedAt, seconds: true))  \(row.notificationType ?? "?")\(row.subtype.map { "/" + $0 } ?? "")  "
                 + "\(row.notificationUUID)  \(row.verdict)  deliveries \(row.deliveryCount)  answered \(row.answeredStatus)  "
@@ -183,9 +181,24 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     private func line(_ entry: QuarantinedDelivery) {
         if json {
-            Self.write(JSONLine.render(StoredRecords.record(entry).compactMapValues { $0 }))
+            Self.write(JSONLine.render(QuarantineRecord(entry)))
         } else {
             Self.write("\(DisplayFormat.date(entry.receivedAt, seconds: true))  \(entry.reason)  answered \(entry.answeredStatus)  \(entry.detail)")
         }
+    }
+}
+
+/// `received --json`: the store's notifications, or with `--quarantined` its refused bodies.
+enum ReceivedOutput {
+    struct Notifications: Encodable {
+        var store: String
+        var count: Int
+        var notifications: [StoredNotificationRecord]
+    }
+
+    struct Quarantined: Encodable {
+        var store: String
+        var count: Int
+        var quarantined: [QuarantineRecord]
     }
 }

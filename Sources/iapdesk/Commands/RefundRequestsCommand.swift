@@ -64,10 +64,9 @@ struct RefundRequestsCommand: AsyncParsableCommand {
             for note in notes { StandardStreams.error("note: \(note)\n") }
             let now = Date()
             let requests = RefundRequests.merge(sightings, writes: writes).filter { !pending || $0.state(now: now) == .pending }
-            printer.emit([
-                "since": DisplayFormat.iso(window.range.lowerBound), "environment": session.environment.rawValue,
-                "requests": requests.map { Self.object($0, now: now) },
-            ])
+            printer.emit(RefundRequestsOutput(
+                since: DisplayFormat.iso(window.range.lowerBound), environment: session.environment,
+                requests: requests.map { RefundRequestsOutput.Request($0, now: now) }))
             guard !requests.isEmpty else {
                 printer.text("No\(pending ? " pending" : "") refund requests since \(DisplayFormat.date(window.range.lowerBound)) in \(session.environmentLabel).\n")
                 return
@@ -121,16 +120,55 @@ struct RefundRequestsCommand: AsyncParsableCommand {
             return []
         }
     }
+}
 
-    static func object(_ request: RefundRequest, now: Date) -> [String: Any?] {
-        [
-            "notificationUUID": request.notificationUUID, "state": request.state(now: now).rawValue, "requestedAt": DisplayFormat.iso(request.requestedAt),
-            "deadline": DisplayFormat.iso(request.deadline), "secondsLeft": max(0, Int(request.deadline.timeIntervalSince(now))),
-            "transactionId": request.transactionId, "originalTransactionId": request.originalTransactionId, "productId": request.productId,
-            "price": request.price, "currency": request.currency, "consumptionRequestReason": request.reason?.rawValue,
-            "inAppleHistory": request.inAppleHistory, "receivedHere": request.receivedHere,
-            "answer": request.answer.map { ["time": DisplayFormat.iso($0.time), "agent": $0.agent, "state": $0.state, "applied": $0.applied, "refundPreference": $0.refundPreference] as [String: Any?] },
-            "decision": request.decision.map { ["type": $0.type.rawValue, "time": DisplayFormat.iso($0.time)] as [String: Any?] },
-        ]
+/// `refund-requests --json`: each refund request with its state, deadline, the answer sent and Apple's decision.
+struct RefundRequestsOutput: Encodable {
+    struct Answer: Encodable {
+        var time: String
+        var agent: String?
+        var state: String
+        var applied: Bool
+        var refundPreference: String?
     }
+
+    struct Decision: Encodable {
+        var type: NotificationType
+        var time: String
+    }
+
+    struct Request: Encodable {
+        var notificationUUID: String
+        var state: String
+        var requestedAt: String
+        var deadline: String
+        var secondsLeft: Int
+        var transactionId: String?
+        var originalTransactionId: String?
+        var productId: String?
+        var price: Int64?
+        var currency: String?
+        var consumptionRequestReason: ConsumptionRequestReason?
+        var inAppleHistory: Bool
+        var receivedHere: Bool
+        var answer: Answer?
+        var decision: Decision?
+
+        init(_ request: RefundRequest, now: Date) {
+            (notificationUUID, state) = (request.notificationUUID, request.state(now: now).rawValue)
+            (requestedAt, deadline) = (DisplayFormat.iso(request.requestedAt), DisplayFormat.iso(request.deadline))
+            secondsLeft = max(0, Int(request.deadline.timeIntervalSince(now)))
+            (transactionId, originalTransactionId, productId) = (request.transactionId, request.originalTransactionId, request.productId)
+            (price, currency, consumptionRequestReason) = (request.price, request.currency, request.reason)
+            (inAppleHistory, receivedHere) = (request.inAppleHistory, request.receivedHere)
+            answer = request.answer.map {
+                Answer(time: DisplayFormat.iso($0.time), agent: $0.agent, state: $0.state, applied: $0.applied, refundPreference: $0.refundPreference)
+            }
+            decision = request.decision.map { Decision(type: $0.type, time: DisplayFormat.iso($0.time)) }
+        }
+    }
+
+    var since: String
+    var environment: AppStoreEnvironment
+    var requests: [Request]
 }

@@ -21,8 +21,7 @@ struct RefundsCommand: AsyncParsableCommand {
             }
             try listing.requireFirstPage()
             let refunds = listing.items
-            printer.emit(["id": id, "environment": session.environment.rawValue, "count": refunds.count, "refunds": refunds.map(Records.transaction)]
-                .merging(listing.jsonFields) { $1 })
+            printer.emit(RefundsOutput(id: id, environment: session.environment, listing: listing))
             var table = TextTable("TRANSACTION", "PRODUCT", "PRICE", "REFUNDED", "REASON", "TYPE", "SHARE", "SIGNED")
             for refund in refunds {
                 let t = refund.payload
@@ -36,5 +35,22 @@ struct RefundsCommand: AsyncParsableCommand {
             try listing.requireComplete(noun: "refunds")
             try requireVerified(refunds.map(\.status))
         }
+    }
+}
+
+/// `refunds --json`.
+struct RefundsOutput: Encodable {
+    var id: String
+    var environment: AppStoreEnvironment
+    var count: Int
+    var refunds: [TransactionRecord]
+    var partial: Bool
+    var stoppedBy: String?
+    var error: String?
+
+    init(id: String, environment: AppStoreEnvironment, listing: PagedListing<VerifiedPayload<TransactionPayload>>) {
+        (self.id, self.environment, count) = (id, environment, listing.items.count)
+        refunds = listing.items.map(TransactionRecord.init)
+        (partial, stoppedBy, error) = listing.jsonEnd
     }
 }

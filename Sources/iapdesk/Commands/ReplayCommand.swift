@@ -84,11 +84,7 @@ struct ReplayCommand: AsyncParsableCommand {
                 }
                 let sender = ReplaySender(target: target, command: "replay", timeout: sendTimeout, store: store)
                 let attempt = try await sender.send(body, notificationUUID: notificationUUID, source: source)
-                var document = ReplaySender.record(attempt)
-                document["notificationType"] = kind
-                document["note"] = ReplaySender.signedDateCaveat
-                document.merge(Printer.date("signedDate", signedDate))
-                printer.emit(document)
+                printer.emit(ReplayOutput(attempt: AttemptOutcome(attempt), notificationType: kind, signedDate: signedDate))
                 let origin = source == .store ? "the body stored when it arrived" : "Apple's history (it never arrived here)"
                 printer.text("""
                     Replayed \(notificationUUID) (\(kind ?? "?"), signed \(DisplayFormat.date(signedDate, seconds: true))) from \(origin) to \(sender.shownTarget): \
@@ -124,5 +120,31 @@ struct ReplayCommand: AsyncParsableCommand {
             await session.close()
             throw error
         }
+    }
+}
+
+/// `replay --json`: the re-post's outcome, with what was re-posted and the caveat about its signed date.
+struct ReplayOutput: Encodable {
+    var attempt: AttemptOutcome
+    var notificationType: String?
+    var note = ReplaySender.signedDateCaveat
+    var signedDate: String?
+    var signedDateMs: Int64?
+
+    init(attempt: AttemptOutcome, notificationType: String?, signedDate: Date?) {
+        (self.attempt, self.notificationType) = (attempt, notificationType)
+        (self.signedDate, signedDateMs) = DatePair.of(signedDate)
+    }
+
+    private enum CodingKeys: String, CodingKey { case notificationType, note, signedDate, signedDateMs }
+
+    /// The attempt's members, then these beside them in the same object.
+    func encode(to encoder: any Encoder) throws {
+        try attempt.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(notificationType, forKey: .notificationType)
+        try container.encode(note, forKey: .note)
+        try container.encodeIfPresent(signedDate, forKey: .signedDate)
+        try container.encodeIfPresent(signedDateMs, forKey: .signedDateMs)
     }
 }

@@ -24,20 +24,18 @@ struct StatusCommand: AsyncParsableCommand {
         try await withSession(global) { session, printer in
             let response = try await session.client.getAllSubscriptionStatuses(
                 anyTransactionId: id, status: status.map(SubscriptionStatus.init))
-            var groups: [[String: Any?]] = []
+            var groups: [StatusOutput.Group] = []
             var statuses: [VerificationStatus] = []
             var table = TextTable("GROUP", "PRODUCT", "STATUS", "EXPIRES / RENEWS", "AUTO-RENEW", "NEXT PRODUCT", "DETAIL", "SIGNED")
             for group in response.data ?? [] {
-                var items: [[String: Any?]] = []
+                var items: [StatusOutput.Item] = []
                 for item in group.lastTransactions ?? [] {
                     let transaction = await item.signedTransactionInfo.asyncMap { await session.verification.transaction($0) }
                     let renewal = await item.signedRenewalInfo.asyncMap { await session.verification.renewalInfo($0) }
                     statuses += [transaction?.status, renewal?.status].compactMap { $0 }
-                    items.append([
-                        "originalTransactionId": item.originalTransactionId, "status": item.status?.rawValue,
-                        "statusLabel": item.status?.label, "transaction": transaction.map(Records.transaction),
-                        "renewalInfo": renewal.map(Records.renewal),
-                    ])
+                    items.append(StatusOutput.Item(
+                        originalTransactionId: item.originalTransactionId, status: item.status, statusLabel: item.status?.label,
+                        transaction: transaction.map(TransactionRecord.init), renewalInfo: renewal.map(RenewalRecord.init)))
                     let t = transaction?.payload
                     let r = renewal?.payload
                     table.add(
@@ -50,9 +48,9 @@ struct StatusCommand: AsyncParsableCommand {
                         table.note(Records.rawLine("signedRenewalInfo", item.signedRenewalInfo))
                     }
                 }
-                groups.append(["subscriptionGroupIdentifier": group.subscriptionGroupIdentifier, "lastTransactions": items])
+                groups.append(StatusOutput.Group(subscriptionGroupIdentifier: group.subscriptionGroupIdentifier, lastTransactions: items))
             }
-            printer.emit(["id": id, "environment": response.environment?.rawValue, "bundleId": response.bundleId, "groups": groups])
+            printer.emit(StatusOutput(id: id, environment: response.environment, bundleId: response.bundleId, groups: groups))
             printer.text(groups.isEmpty ? "No subscriptions for \(id) in \(session.environmentLabel)." : table.render())
             try requireVerified(statuses)
         }
@@ -69,4 +67,25 @@ struct StatusCommand: AsyncParsableCommand {
         if let revoked = t?.revocationType { parts.append(revoked.label.lowercased()) }
         return parts.isEmpty ? "-" : parts.joined(separator: "; ")
     }
+}
+
+/// `status --json`: each subscription group with its last transactions and renewal info.
+struct StatusOutput: Encodable {
+    struct Item: Encodable {
+        var originalTransactionId: String?
+        var status: SubscriptionStatus?
+        var statusLabel: String?
+        var transaction: TransactionRecord?
+        var renewalInfo: RenewalRecord?
+    }
+
+    struct Group: Encodable {
+        var subscriptionGroupIdentifier: String?
+        var lastTransactions: [Item]
+    }
+
+    var id: String
+    var environment: AppStoreEnvironment?
+    var bundleId: String?
+    var groups: [Group]
 }

@@ -22,7 +22,7 @@ struct TestNotificationCommand: AsyncParsableCommand {
             let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
             printer.text("Requested a test notification in \(session.environmentLabel). Token: \(token)")
             guard wait else {
-                printer.emit(["testNotificationToken": token, "environment": session.environment.rawValue])
+                printer.emit(TestNotificationRequested(testNotificationToken: token, environment: session.environment))
                 printer.text("Check later with: iapdesk test-notification-status \(token)\(global.followUpFlags)")
                 return
             }
@@ -50,4 +50,10 @@ extension APIError {
         if case .server(let failure) = self { return failure.code == .testNotificationNotFound }
         return false
     }
+}
+
+/// `test-notification --json` without `--wait`: the token to ask for the result with.
+struct TestNotificationRequested: Encodable {
+    var testNotificationToken: String
+    var environment: AppStoreEnvironment
 }

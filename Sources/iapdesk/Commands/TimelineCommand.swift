@@ -33,18 +33,10 @@ struct TimelineCommand: AsyncParsableCommand {
             let kinds = Set(kind.compactMap(TimelineEvent.Kind.init(rawValue:)))
             let events = records.timeline.filter { kinds.isEmpty || kinds.contains($0.kind) }
             let spent = Timeline.spent(records.customer)
-            printer.emit([
-                "query": id, "originalTransactionId": records.customer.anchorId,
-                "spent": spent.map { ["currency": $0.currency, "paid": $0.paid, "refunded": $0.refunded, "net": $0.paid - $0.refunded] as [String: Any?] },
-                "events": events.map { event -> [String: Any?] in
-                    var object: [String: Any?] = [
-                        "kind": event.kind.rawValue, "summary": event.summary, "source": event.source.rawValue,
-                        "transactionId": event.transactionId, "detail": event.detail,
-                    ]
-                    object.merge(Printer.date("time", event.time))
-                    return object
-                },
-            ])
+            printer.emit(TimelineOutput(
+                query: id, originalTransactionId: records.customer.anchorId,
+                spent: spent.map { TimelineOutput.Spent(currency: $0.currency, paid: $0.paid, refunded: $0.refunded, net: $0.paid - $0.refunded) },
+                events: events.map(TimelineOutput.Event.init)))
             var table = TextTable("WHEN", "WHAT", "EVENT", "FROM")
             for event in events {
                 table.add(DisplayFormat.date(event.time), event.kind.rawValue, event.detail.map { "\(event.summary) · \($0)" } ?? event.summary, event.source.rawValue)
@@ -53,4 +45,35 @@ struct TimelineCommand: AsyncParsableCommand {
             printer.text(table.render())
         }
     }
+}
+
+/// `timeline --json`: what the customer spent per currency, and every event in time order.
+struct TimelineOutput: Encodable {
+    struct Spent: Encodable {
+        var currency: String
+        var paid: Int64
+        var refunded: Int64
+        var net: Int64
+    }
+
+    struct Event: Encodable {
+        var kind: String
+        var summary: String
+        var source: String
+        var transactionId: String?
+        var detail: String?
+        var time: String?
+        var timeMs: Int64?
+
+        init(_ event: TimelineEvent) {
+            (kind, summary, source) = (event.kind.rawValue, event.summary, event.source.rawValue)
+            (transactionId, detail) = (event.transactionId, event.detail)
+            (time, timeMs) = DatePair.of(event.time)
+        }
+    }
+
+    var query: String
+    var originalTransactionId: String?
+    var spent: [Spent]
+    var events: [Event]
 }

@@ -35,14 +35,26 @@ struct TransactionCommand: AsyncParsableCommand {
             }
             // Sandbox data found by the fallback is checked as Sandbox data.
             let verified = await session.verification.expecting(located.environment).transaction(jws)
-            var object = Records.transaction(verified)
-            object["foundIn"] = located.environment.rawValue
-            printer.emit(object)
+            printer.emit(TransactionOutput(transaction: TransactionRecord(verified), foundIn: located.environment))
             printer.text("Found in \(located.environment.label)\(located.usedFallback ? " (after Production did not know the ID)" : "")\n")
             var fields = Records.transactionFields(verified)
             if rawOption.raw { fields.add("Signed transaction", verified.signed) }
             printer.text(fields.render())
             try requireVerified([verified.status])
         }
+    }
+}
+
+/// `transaction --json`: the transaction's record, and the environment it was found in beside its fields.
+struct TransactionOutput: Encodable {
+    var transaction: TransactionRecord
+    var foundIn: AppStoreEnvironment
+
+    private enum CodingKeys: String, CodingKey { case foundIn }
+
+    func encode(to encoder: any Encoder) throws {
+        try transaction.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(foundIn, forKey: .foundIn)
     }
 }

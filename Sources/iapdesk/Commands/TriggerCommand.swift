@@ -102,7 +102,7 @@ struct TriggerCommand: AsyncParsableCommand {
             let shownTarget = ReplaySender.redacted(target)
             let answer = await TriggerPoster(target: target, timeout: sendTimeout).post(triggered.body)
             let printer = Printer(json: json)
-            printer.emit(Self.document(triggered, answer: answer, target: shownTarget, root: writeRoot))
+            printer.emit(TriggerOutput(triggered, answer: answer, target: shownTarget, root: writeRoot))
             let shown = TriggerPoster.shown(answer.body)
             var lines = [
                 "Sent \(triggered.kind) (\(triggered.environment.label)) \(triggered.notificationUUID) to \(shownTarget): "
@@ -145,32 +145,51 @@ struct TriggerCommand: AsyncParsableCommand {
         if answer.status == nil { return "Check the URL and that the handler is running." }
         return "Check the handler's logs for this notificationUUID."
     }
+}
 
-    static func document(_ triggered: TriggeredNotification, answer: TriggerPoster.Answer?, target: String?, root: String?) -> [String: Any?] {
-        var document: [String: Any?] = [
-            "notificationType": triggered.kind.type.rawValue, "subtype": triggered.kind.subtype?.rawValue,
-            "notificationUUID": triggered.notificationUUID, "environment": triggered.environment.rawValue,
-            "signedPayload": triggered.signedPayload, "rootCertificate": root,
-        ]
-        document.merge(Printer.date("signedDate", triggered.signedDate))
-        if let customer = triggered.customer {
-            document["customer"] = [
-                "scenario": customer.scenario, "originalTransactionId": customer.originalTransactionId,
-                "transactionId": customer.transactionId, "productId": customer.productId, "chosen": customer.chosen,
-            ] as [String: Any?]
+/// `trigger --json`: the notification made, the demo customer it was made from, and how the URL answered.
+struct TriggerOutput: Encodable {
+    struct Customer: Encodable {
+        var scenario: String
+        var originalTransactionId: String?
+        var transactionId: String?
+        var productId: String?
+        var chosen: String
+    }
+
+    var notificationType: NotificationType
+    var subtype: NotificationSubtype?
+    var notificationUUID: String
+    var environment: AppStoreEnvironment
+    var signedPayload: String
+    var rootCertificate: String?
+    var signedDate: String?
+    var signedDateMs: Int64?
+    var customer: Customer?
+    // When it was sent: where, and the answer (its first 4 KiB).
+    var target: String?
+    var result: String?
+    var status: Int?
+    var ms: Double?
+    var accepted: Bool?
+    var answer: String?
+    var answerBytes: Int?
+    var answerTruncated: Bool?
+
+    init(_ triggered: TriggeredNotification, answer: TriggerPoster.Answer?, target: String?, root: String?) {
+        (notificationType, subtype) = (triggered.kind.type, triggered.kind.subtype)
+        (notificationUUID, environment, signedPayload, rootCertificate) = (triggered.notificationUUID, triggered.environment, triggered.signedPayload, root)
+        (signedDate, signedDateMs) = DatePair.of(triggered.signedDate)
+        customer = triggered.customer.map {
+            Customer(scenario: $0.scenario, originalTransactionId: $0.originalTransactionId, transactionId: $0.transactionId, productId: $0.productId, chosen: $0.chosen)
         }
         if let answer, let target {
             let text = String(data: answer.body, encoding: .utf8)
             let limit = 4_096
-            document["target"] = target
-            document["result"] = answer.summary
-            document["status"] = answer.status
-            document["ms"] = (answer.milliseconds * 10).rounded() / 10
-            document["accepted"] = answer.accepted
-            document["answer"] = text.map { String($0.prefix(limit)) }
-            document["answerBytes"] = answer.body.count
-            document["answerTruncated"] = (text?.count ?? 0) > limit
+            (self.target, result, status) = (target, answer.summary, answer.status)
+            (ms, accepted) = ((answer.milliseconds * 10).rounded() / 10, answer.accepted)
+            self.answer = text.map { String($0.prefix(limit)) }
+            (answerBytes, answerTruncated) = (answer.body.count, (text?.count ?? 0) > limit)
         }
-        return document
     }
 }

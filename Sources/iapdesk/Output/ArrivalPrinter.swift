@@ -21,16 +21,7 @@ final class ArrivalPrinter: Sendable {
         counts.withLock { $0[arrival.outcome, default: 0] += 1 }
         guard !quiet else { return }
         if json {
-            var object: [String: Any?] = [
-                "receivedAt": DisplayFormat.iso(arrival.receivedAt), "outcome": arrival.outcome.rawValue, "status": arrival.status,
-                "ms": (arrival.milliseconds * 10).rounded() / 10, "notificationUUID": arrival.notificationUUID,
-                "notificationType": arrival.notificationType, "subtype": arrival.subtype, "verdict": arrival.verdict,
-                "detail": arrival.detail, "deliveryCount": arrival.deliveryCount, "transactionId": arrival.transactionId,
-                "forwardResult": arrival.forwardResult,
-                "remoteAddress": arrival.remoteAddress,
-            ]
-            object = object.filter { $0.value != nil }
-            write(JSONLine.render(object.mapValues { $0! }))
+            write(JSONLine.render(ArrivalLine(arrival)))
         } else {
             let kind = [arrival.notificationType ?? "-", arrival.subtype].compactMap { $0 }.joined(separator: "/")
             var line = "\(DisplayFormat.date(arrival.receivedAt, seconds: true))  \(arrival.status)  \(kind)  \(arrival.notificationUUID ?? "-")"
@@ -46,9 +37,8 @@ final class ArrivalPrinter: Sendable {
     /// `metrics` only when they are served on an address of their own.
     func banner(url: URL, store: String, environment: String, bundleId: String, metrics: URL? = nil) {
         if json {
-            var fields = ["listening": url.absoluteString, "store": store, "environment": environment, "bundleId": bundleId]
-            if let metrics { fields["metrics"] = metrics.absoluteString }
-            write(JSONLine.render(fields))
+            write(JSONLine.render(ListeningLine(
+                listening: url.absoluteString, store: store, environment: environment, bundleId: bundleId, metrics: metrics?.absoluteString)))
         } else {
             write("Listening on \(url.absoluteString) for \(bundleId) in \(environment). Storing in \(store). Ctrl-C stops.")
             if let metrics { note("Metrics on \(metrics.absoluteString) (and /healthz there).") }
@@ -92,5 +82,40 @@ final class ArrivalPrinter: Sendable {
         ].filter { $0.1 > 0 }
         guard !parts.isEmpty else { return nil }
         return "Limits: " + parts.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + "."
+    }
+}
+
+/// `listen --json`: the first line, where the receiver listens and stores.
+struct ListeningLine: Encodable {
+    var listening: String
+    var store: String
+    var environment: String
+    var bundleId: String
+    /// Only when metrics are served on an address of their own.
+    var metrics: String?
+}
+
+/// `listen --json`: one line per arrival.
+struct ArrivalLine: Encodable {
+    var receivedAt: String
+    var outcome: String
+    var status: Int
+    var ms: Double
+    var notificationUUID: String?
+    var notificationType: String?
+    var subtype: String?
+    var verdict: String
+    var detail: String?
+    var deliveryCount: Int?
+    var transactionId: String?
+    var forwardResult: String?
+    var remoteAddress: String?
+
+    init(_ arrival: Arrival) {
+        (receivedAt, outcome, status) = (DisplayFormat.iso(arrival.receivedAt), arrival.outcome.rawValue, arrival.status)
+        ms = (arrival.milliseconds * 10).rounded() / 10
+        (notificationUUID, notificationType, subtype) = (arrival.notificationUUID, arrival.notificationType, arrival.subtype)
+        (verdict, detail, deliveryCount) = (arrival.verdict, arrival.detail, arrival.deliveryCount)
+        (transactionId, forwardResult, remoteAddress) = (arrival.transactionId, arrival.forwardResult, arrival.remoteAddress)
     }
 }

@@ -15,17 +15,7 @@ struct ReconcileOutput {
     var recoverCommand = "iapdesk recover --since 7d --to URL"
 
     func print() {
-        var document: [String: Any?] = [
-            "environment": session.environment.rawValue, "store": store, "gaps": report.hasGaps,
-            "counts": Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) }),
-            "notifications": report.rows.map(Self.record),
-            "unreadable": report.unreadable.map { entry in
-                ["sendAttempts": entry.attempts.map(Records.attempt), "verification": Records.verification(entry.verification)]
-            },
-        ]
-        document.merge(Printer.date("since", report.window.lowerBound))
-        document.merge(Printer.date("until", report.window.upperBound))
-        printer.emit(document)
+        printer.emit(Document(report, environment: session.environment, store: store))
         guard !printer.json else { return }
 
         var lines = [
@@ -136,36 +126,108 @@ struct ReconcileOutput {
         }
     }
 
-    static func record(_ row: ReconcileRow) -> [String: Any?] {
-        var record: [String: Any?] = [
-            "notificationUUID": row.notificationUUID, "verdict": row.verdict.rawValue, "verdictTitle": row.verdict.title,
-            "gap": row.verdict.isGap, "action": advice(row), "notificationType": row.notificationType, "subtype": row.subtype,
-            "arrivalAfterSignedSeconds": row.arrivalAfterSigned, "arrivalAfterFailedAttemptSeconds": row.arrivalAfterFailedAttempt,
-        ]
-        if let apple = row.apple {
-            var side: [String: Any?] = [
-                "sendAttempts": apple.attempts.map(Records.attempt), "lastResult": apple.lastAttempt?.sendAttemptResult?.rawValue,
-                "delivered": apple.deliveredPerApple, "verification": Records.verification(apple.verification),
-            ]
-            side.merge(Printer.date("signedDate", apple.signedDate))
-            record["apple"] = side
+    /// `reconcile --json`: the window, the counts per verdict, and every notification with both sides.
+    struct Document: Encodable {
+        var environment: AppStoreEnvironment
+        var store: String
+        var gaps: Bool
+        var counts: [String: Int]
+        var notifications: [Row]
+        var unreadable: [Unreadable]
+        var since: String?
+        var sinceMs: Int64?
+        var until: String?
+        var untilMs: Int64?
+
+        init(_ report: ReconcileReport, environment: AppStoreEnvironment, store: String) {
+            (self.environment, self.store, gaps) = (environment, store, report.hasGaps)
+            counts = Dictionary(uniqueKeysWithValues: report.counts.map { ($0.key.rawValue, $0.value) })
+            notifications = report.rows.map(Row.init)
+            unreadable = report.unreadable.map(Unreadable.init)
+            (since, sinceMs) = DatePair.of(report.window.lowerBound)
+            (until, untilMs) = DatePair.of(report.window.upperBound)
         }
-        if let stored = row.stored {
-            var side: [String: Any?] = [
-                "deliveryCount": stored.deliveryCount, "answeredStatus": stored.answeredStatus, "verdict": stored.verdict,
-                "verdictDetail": stored.verdictDetail, "environment": stored.environment, "bundleId": stored.bundleId,
-                "forwardResult": stored.forwardResult, "elapsedMs": stored.elapsedMilliseconds,
-            ]
-            side.merge(Printer.date("signedDate", stored.signedDate))
-            side.merge(Printer.date("firstReceivedAt", stored.firstReceivedAt))
-            side.merge(Printer.date("lastReceivedAt", stored.lastReceivedAt))
-            record["stored"] = side
+    }
+
+    /// A notification of Apple's history that could not be read: its attempts and why.
+    struct Unreadable: Encodable {
+        var sendAttempts: [AttemptRecord]
+        var verification: VerificationRecord
+
+        init(_ entry: NotificationHistoryEntry) {
+            sendAttempts = entry.attempts.map(AttemptRecord.init)
+            verification = VerificationRecord(entry.verification)
         }
-        if !row.replays.isEmpty {
-            record["replays"] = row.replays.map(StoredRecords.record)
+    }
+
+    /// One notification: the verdict and advice, Apple's side and the store's, and its re-posts.
+    struct Row: Encodable {
+        var notificationUUID: String
+        var verdict: String
+        var verdictTitle: String
+        var gap: Bool
+        var action: String
+        var notificationType: String?
+        var subtype: String?
+        var arrivalAfterSignedSeconds: Double?
+        var arrivalAfterFailedAttemptSeconds: Double?
+        var apple: AppleSide?
+        var stored: StoredSide?
+        var replays: [ReplayRecord]?
+        var signedDate: String?
+        var signedDateMs: Int64?
+
+        init(_ row: ReconcileRow) {
+            (notificationUUID, verdict, verdictTitle, gap) = (row.notificationUUID, row.verdict.rawValue, row.verdict.title, row.verdict.isGap)
+            (action, notificationType, subtype) = (ReconcileOutput.advice(row), row.notificationType, row.subtype)
+            (arrivalAfterSignedSeconds, arrivalAfterFailedAttemptSeconds) = (row.arrivalAfterSigned, row.arrivalAfterFailedAttempt)
+            apple = row.apple.map(AppleSide.init)
+            stored = row.stored.map(StoredSide.init)
+            replays = row.replays.isEmpty ? nil : row.replays.map(ReplayRecord.init)
+            (signedDate, signedDateMs) = DatePair.of(row.apple?.signedDate ?? row.stored?.signedDate)
         }
-        record.merge(Printer.date("signedDate", row.apple?.signedDate ?? row.stored?.signedDate))
-        return record
+    }
+
+    /// What Apple's notification history says of it.
+    struct AppleSide: Encodable {
+        var sendAttempts: [AttemptRecord]
+        var lastResult: SendAttemptResult?
+        var delivered: Bool
+        var verification: VerificationRecord
+        var signedDate: String?
+        var signedDateMs: Int64?
+
+        init(_ apple: NotificationHistoryEntry) {
+            (sendAttempts, lastResult) = (apple.attempts.map(AttemptRecord.init), apple.lastAttempt?.sendAttemptResult)
+            (delivered, verification) = (apple.deliveredPerApple, VerificationRecord(apple.verification))
+            (signedDate, signedDateMs) = DatePair.of(apple.signedDate)
+        }
+    }
+
+    /// What the store received of it.
+    struct StoredSide: Encodable {
+        var deliveryCount: Int
+        var answeredStatus: Int
+        var verdict: String
+        var verdictDetail: String?
+        var environment: String?
+        var bundleId: String?
+        var forwardResult: String?
+        var elapsedMs: Double
+        var signedDate: String?
+        var signedDateMs: Int64?
+        var firstReceivedAt: String?
+        var firstReceivedAtMs: Int64?
+        var lastReceivedAt: String?
+        var lastReceivedAtMs: Int64?
+
+        init(_ stored: StoredNotification) {
+            (deliveryCount, answeredStatus, verdict, verdictDetail) = (stored.deliveryCount, stored.answeredStatus, stored.verdict, stored.verdictDetail)
+            (environment, bundleId, forwardResult, elapsedMs) = (stored.environment, stored.bundleId, stored.forwardResult, stored.elapsedMilliseconds)
+            (signedDate, signedDateMs) = DatePair.of(stored.signedDate)
+            (firstReceivedAt, firstReceivedAtMs) = DatePair.of(stored.firstReceivedAt)
+            (lastReceivedAt, lastReceivedAtMs) = DatePair.of(stored.lastReceivedAt)
+        }
     }
 
     /// 850 ms, 12 s, 3 min, 5.2 h, 2.1 d.

@@ -2,87 +2,14 @@ import AppStoreServerAPI
 import DeskCore
 import Foundation
 
-/// Signed records as JSON objects and table cells, with their verification always alongside.
+/// Signed records as table cells and fields, with their verification always alongside (`SignedRecords.swift` has them as JSON).
 enum Records {
-    /// The status and, when known, each check: {"check": "bundle ID", "outcome": "passed", "text": ...}.
-    static func verification(_ status: VerificationStatus, checks: [VerificationCheck] = []) -> [String: Any?] {
-        var object: [String: Any?]
-        switch status {
-        case .verified: object = ["status": "verified"]
-        case .failed(let failure): object = ["status": "failed", "appleStatus": failure.appleStatus, "reason": failure.description]
-        case .notChecked(let reason): object = ["status": "not_checked", "reason": reason]
-        }
-        if !checks.isEmpty { object["checks"] = checks.map(check) }
-        return object
-    }
-
-    static func check(_ check: VerificationCheck) -> [String: Any?] {
-        let outcome: String
-        switch check.outcome {
-        case .passed: outcome = "passed"
-        case .failed: outcome = "failed"
-        case .notGiven: outcome = "not_given"
-        case .notCarried: outcome = "not_carried"
-        case .notApplicable: outcome = "not_applicable"
-        case .notMade: outcome = "not_made"
-        }
-        return ["check": check.subject.rawValue, "outcome": outcome, "text": check.text]
-    }
-
     static func mark(_ status: VerificationStatus) -> String {
         switch status {
         case .verified: return "ok"
         case .failed: return "FAILED"
         case .notChecked: return "unchecked"
         }
-    }
-
-    static func attempt(_ attempt: SendAttemptItem) -> [String: Any?] {
-        var object: [String: Any?] = ["result": attempt.sendAttemptResult?.rawValue]
-        object.merge(Printer.date("attemptDate", attempt.attemptDate))
-        return object
-    }
-
-    static func transaction(_ verified: VerifiedPayload<TransactionPayload>) -> [String: Any?] {
-        // The signed string as it arrived, beside what it says, so a script can keep or re-verify it.
-        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks), "signedTransactionInfo": verified.signed]
-        guard let t = verified.payload else { return object }
-        object.merge([
-            "transactionId": t.transactionId, "originalTransactionId": t.originalTransactionId,
-            "webOrderLineItemId": t.webOrderLineItemId, "bundleId": t.bundleId, "productId": t.productId,
-            "subscriptionGroupIdentifier": t.subscriptionGroupIdentifier, "quantity": t.quantity.map { Int($0) },
-            "type": t.type?.rawValue, "appAccountToken": t.appAccountToken, "inAppOwnershipType": t.inAppOwnershipType?.rawValue,
-            "revocationReason": t.revocationReason?.rawValue, "revocationType": t.revocationType?.rawValue,
-            "revocationPercentage": t.revocationPercentage.map { Int($0) }, "isUpgraded": t.isUpgraded,
-            "offerType": t.offerType?.rawValue, "offerIdentifier": t.offerIdentifier, "offerDiscountType": t.offerDiscountType?.rawValue,
-            "offerPeriod": t.offerPeriod, "environment": t.environment?.rawValue, "storefront": t.storefront,
-            "storefrontId": t.storefrontId, "transactionReason": t.transactionReason?.rawValue, "currency": t.currency,
-            "price": t.price, "appTransactionId": t.appTransactionId,
-        ])
-        for (name, date) in [("purchaseDate", t.purchaseDate), ("originalPurchaseDate", t.originalPurchaseDate),
-                             ("expiresDate", t.expiresDate), ("signedDate", t.signedDate), ("revocationDate", t.revocationDate)] {
-            object.merge(Printer.date(name, date))
-        }
-        return object
-    }
-
-    static func renewal(_ verified: VerifiedPayload<RenewalInfoPayload>) -> [String: Any?] {
-        var object: [String: Any?] = ["verification": verification(verified.status, checks: verified.checks), "signedRenewalInfo": verified.signed]
-        guard let r = verified.payload else { return object }
-        object.merge([
-            "originalTransactionId": r.originalTransactionId, "productId": r.productId, "autoRenewProductId": r.autoRenewProductId,
-            "autoRenewStatus": r.autoRenewStatus?.rawValue, "expirationIntent": r.expirationIntent?.rawValue,
-            "isInBillingRetryPeriod": r.isInBillingRetryPeriod, "priceIncreaseStatus": r.priceIncreaseStatus?.rawValue,
-            "offerType": r.offerType?.rawValue, "offerIdentifier": r.offerIdentifier, "offerDiscountType": r.offerDiscountType?.rawValue,
-            "offerPeriod": r.offerPeriod, "environment": r.environment?.rawValue, "currency": r.currency,
-            "renewalPrice": r.renewalPrice, "eligibleWinBackOfferIds": r.eligibleWinBackOfferIds, "appAccountToken": r.appAccountToken,
-            "appTransactionId": r.appTransactionId,
-        ])
-        for (name, date) in [("renewalDate", r.renewalDate), ("gracePeriodExpiresDate", r.gracePeriodExpiresDate),
-                             ("recentSubscriptionStartDate", r.recentSubscriptionStartDate), ("signedDate", r.signedDate)] {
-            object.merge(Printer.date(name, date))
-        }
-        return object
     }
 
     /// The `--raw` line under a row: the member name a script would find it under, then the string whole.

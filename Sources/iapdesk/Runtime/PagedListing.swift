@@ -87,16 +87,15 @@ struct PagedListing<Item: Sendable>: Sendable {
         }
     }
 
-    /// For --json: whether the list is whole, and if not, why.
-    var jsonFields: [String: Any?] {
-        var fields: [String: Any?] = ["partial": isPartial]
+    /// For --json: whether the list is whole, and if not, why (`stoppedBy`: interrupted, deadline
+    /// or error, with the `error`); a listing's document carries these three members.
+    var jsonEnd: (partial: Bool, stoppedBy: String?, error: String?) {
         switch end {
-        case .interrupted: fields["stoppedBy"] = "interrupted"
+        case .interrupted: return (isPartial, "interrupted", nil)
         case .failed(let error):
-            if case .deadlineExceeded = error { fields["stoppedBy"] = "deadline" } else { fields["stoppedBy"] = "error" }
-            fields["error"] = error.summary
-        case .complete, .stopped: break
+            if case .deadlineExceeded = error { return (isPartial, "deadline", error.summary) }
+            return (isPartial, "error", error.summary)
+        case .complete, .stopped: return (isPartial, nil, nil)
         }
-        return fields
     }
 }

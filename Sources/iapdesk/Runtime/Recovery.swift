@@ -93,28 +93,64 @@ struct Recovery {
         return sent
     }
 
-    private func document(_ sent: Sent) -> [String: Any?] {
+    private func document(_ sent: Sent) -> RecoverOutput {
         let outcomes = Dictionary(sent.attempts.map { ($0.notificationUUID, $0) }, uniquingKeysWith: { $1 })
-        var document: [String: Any?] = [
-            "target": sender.shownTarget, "rate": rate, "dryRun": dryRun, "interrupted": sent.interrupted, "note": ReplaySender.signedDateCaveat,
-            "sent": sent.attempts.count, "accepted": sent.attempts.filter(\.succeeded).count,
-            "notifications": plan.candidates.map { candidate -> [String: Any?] in
-                var record: [String: Any?] = [
-                    "notificationUUID": candidate.notificationUUID, "notificationType": candidate.notificationType, "subtype": candidate.subtype,
-                    "source": candidate.source.rawValue, "reason": candidate.reason,
-                    "outcome": outcomes[candidate.notificationUUID].map(ReplaySender.record),
-                ]
-                record.merge(Printer.date("signedDate", candidate.signedDate))
-                return record
-            },
-            "skipped": plan.skipped.map { ["notificationUUID": $0.notificationUUID, "reason": $0.reason] },
-        ]
-        document.merge(Printer.date("since", window.lowerBound))
-        document.merge(Printer.date("until", window.upperBound))
+        var document = RecoverOutput(
+            target: sender.shownTarget, rate: rate, dryRun: dryRun, interrupted: sent.interrupted,
+            sent: sent.attempts.count, accepted: sent.attempts.filter(\.succeeded).count,
+            notifications: plan.candidates.map { RecoverOutput.Notification($0, outcome: outcomes[$0.notificationUUID]) },
+            skipped: plan.skipped.map { RecoverOutput.Skipped(notificationUUID: $0.notificationUUID, reason: $0.reason) })
+        (document.since, document.sinceMs) = DatePair.of(window.lowerBound)
+        (document.until, document.untilMs) = DatePair.of(window.upperBound)
         return document
     }
 
     static func kind(_ candidate: RecoveryPlan.Candidate) -> String {
         [candidate.notificationType ?? "?", candidate.subtype].compactMap { $0 }.joined(separator: "/")
+    }
+}
+
+/// `recover --json`: the window, the rate, each notification planned with its outcome, and those skipped.
+struct RecoverOutput: Encodable {
+    struct Notification: Encodable {
+        var notificationUUID: String
+        var notificationType: String?
+        var subtype: String?
+        var source: String
+        var reason: String
+        var outcome: AttemptOutcome?
+        var signedDate: String?
+        var signedDateMs: Int64?
+
+        init(_ candidate: RecoveryPlan.Candidate, outcome: ReplayAttempt?) {
+            (notificationUUID, notificationType, subtype) = (candidate.notificationUUID, candidate.notificationType, candidate.subtype)
+            (source, reason) = (candidate.source.rawValue, candidate.reason)
+            self.outcome = outcome.map(AttemptOutcome.init)
+            (signedDate, signedDateMs) = DatePair.of(candidate.signedDate)
+        }
+    }
+
+    struct Skipped: Encodable {
+        var notificationUUID: String?
+        var reason: String
+    }
+
+    var target: String
+    var rate: Double
+    var dryRun: Bool
+    var interrupted: Bool
+    var note = ReplaySender.signedDateCaveat
+    var sent: Int
+    var accepted: Int
+    var notifications: [Notification]
+    var skipped: [Skipped]
+    var since: String?
+    var sinceMs: Int64?
+    var until: String?
+    var untilMs: Int64?
+
+    init(target: String, rate: Double, dryRun: Bool, interrupted: Bool, sent: Int, accepted: Int, notifications: [Notification], skipped: [Skipped]) {
+        (self.target, self.rate, self.dryRun, self.interrupted) = (target, rate, dryRun, interrupted)
+        (self.sent, self.accepted, self.notifications, self.skipped) = (sent, accepted, notifications, skipped)
     }
 }

@@ -48,15 +48,6 @@ struct ReplaySender {
         return attempt
     }
 
-    static func record(_ attempt: ReplayAttempt) -> [String: Any?] {
-        var record: [String: Any?] = [
-            "notificationUUID": attempt.notificationUUID, "target": attempt.targetURL, "source": attempt.source.rawValue,
-            "result": attempt.result, "status": attempt.status, "ms": (attempt.milliseconds * 10).rounded() / 10, "accepted": attempt.succeeded,
-        ]
-        record.merge(Printer.date("sentAt", attempt.sentAt))
-        return record
-    }
-
     static func line(_ attempt: ReplayAttempt, kind: String?) -> String {
         let source = attempt.source == .store ? "stored body" : "from Apple's history"
         return "\(DisplayFormat.date(attempt.sentAt, seconds: true))  \(attempt.result)  \(String(format: "%.0f ms", attempt.milliseconds))  "
@@ -69,5 +60,24 @@ struct ReplaySender {
             throw CLIError("--to \(text) is not an http(s) URL.", hint: "Give the app's endpoint, such as https://example.com/appstore/notifications.", status: .usage)
         }
         return url
+    }
+}
+
+/// A re-post as `replay` and `recover` report it: where it went and how it was answered.
+struct AttemptOutcome: Encodable {
+    var notificationUUID: String
+    var target: String
+    var source: String
+    var result: String
+    var status: Int?
+    var ms: Double
+    var accepted: Bool
+    var sentAt: String?
+    var sentAtMs: Int64?
+
+    init(_ attempt: ReplayAttempt) {
+        (notificationUUID, target, source) = (attempt.notificationUUID, attempt.targetURL, attempt.source.rawValue)
+        (result, status, ms, accepted) = (attempt.result, attempt.status, (attempt.milliseconds * 10).rounded() / 10, attempt.succeeded)
+        (sentAt, sentAtMs) = DatePair.of(attempt.sentAt)
     }
 }
