@@ -261,7 +261,7 @@ if Context.environment["IAPDESK_FUZZ"] == "1" {
         ("FuzzSigningKey", ["AppStoreServerAPI", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzTOMLDocument", ["TOML"]),
         ("FuzzConfigFile", ["DeskCore", "AppStoreServerAPI"]),
-        ("FuzzTheme", ["TerminalUI"]),
+        ("FuzzTheme", ["TerminalUI", "TOML"]),
         ("FuzzKeyDecoder", ["TerminalUI"]),
         ("FuzzTextInput", ["TerminalUI"]),
     ]

@@ -304,6 +304,32 @@ import Testing
         #expect(twice.extendForm?.error?.contains("refuses a third (4030005)") == true)
     }
 
+    @Test func escapeBeforeTheOrderAnswersLeavesNoPartReadingAsEmpty() {
+        var state = fresh()
+        _ = type(&state, "8SAVFG75PQ")
+        let lookup = send(&state, [.enter])
+        #expect(lookup.task(named: "look up order") != nil)
+        _ = send(&state, [.escape])
+        let customer = state.customer
+        for error in [customer?.order.error, customer?.refunds.error, customer?.subscriptions.error, customer?.history.error, customer?.transaction.error] {
+            #expect(error?.summary == "Cancelled.", "nothing was read: no part may say the customer has none")
+        }
+        #expect(state.transactionsPane.error?.summary == "Cancelled.")
+    }
+
+    @Test func aNewCustomerStartsWithoutTheLastOnesHistoryFilters() {
+        var state = fresh()
+        _ = type(&state, "2000000400000044")
+        _ = send(&state, [.enter, .character("5"), .character(":")])
+        _ = type(&state, "product com.iapdesk.demo.coins.100")
+        _ = send(&state, [.enter])
+        #expect(state.historyFilters.query.productIds == ["com.iapdesk.demo.coins.100"])
+        _ = send(&state, [.character("1"), .character("i")])
+        _ = type(&state, "MK5TTTVWJH")
+        _ = send(&state, [.enter])
+        #expect(state.historyFilters.query == HistoryFilterState().query)
+    }
+
     @Test func escapeCancelsRequestsInFlight() {
         var state = fresh()
         _ = type(&state, "2000000400000044")

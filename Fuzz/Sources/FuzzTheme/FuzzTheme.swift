@@ -1,6 +1,7 @@
 import Foundation
 import FuzzSupport
 @testable import TerminalUI
+import TOML
 
 /// A theme either fails with a message or holds only colours written as the documentation says
 /// (a name, 0-255, or # and six hex digits); written back as TOML it reads back the same, and its

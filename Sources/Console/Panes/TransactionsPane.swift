@@ -98,6 +98,8 @@ enum TransactionsPane {
             state.transactionsPane = .idle
             state.historyPaging = HistoryPaging()
             state.historyRequest = nil
+            // Filters set for one customer would hide the next one's history behind "no match".
+            state.historyFilters = HistoryFilterState()
         },
         scrolled: nextPageIfNearEnd
     )

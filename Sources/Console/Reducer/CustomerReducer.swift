@@ -127,7 +127,10 @@ enum CustomerReducer {
     }
 
     static func markCancelled(_ state: inout ConsoleState) {
+        guard let customer = state.customer else { return }
         state.customer?.markCancelled(PaneReducer.cancelled)
+        // Cut off before the customer was found: the Transactions pane was never asked either.
+        if customer.anchorId == nil, state.transactionsPane.isIdle { state.transactionsPane = .failed(PaneReducer.cancelled) }
     }
 
     /// Applies a part of the customer, unless its request was cancelled or replaced.

@@ -97,15 +97,21 @@ extension CustomerState {
         if account.isLoading { account = .failed(error) }
     }
 
-    /// What is still loading was cancelled.
+    /// What is still loading was cancelled. Cut off before the customer was found (the order or
+    /// the account token still unanswered), nothing of theirs was read, so no part may read as
+    /// empty ("no refunds"): every part not yet asked for says it was cancelled too.
     public mutating func markCancelled(_ cancelled: DisplayError) {
-        if order.isLoading { order = .failed(cancelled) }
-        if transaction.isLoading { transaction = .failed(cancelled) }
-        if subscriptions.isLoading { subscriptions = .failed(cancelled) }
-        if refunds.isLoading { refunds = .failed(cancelled) }
-        if history.isLoading { history = .failed(cancelled) }
-        if notifications.isLoading { notifications = .failed(cancelled) }
-        if appTransaction.isLoading { appTransaction = .failed(cancelled) }
+        let beforeParts = anchorId == nil
+        func cancel<Value>(_ part: inout Loadable<Value>) {
+            if part.isLoading || (beforeParts && part.isIdle) { part = .failed(cancelled) }
+        }
+        cancel(&order)
+        cancel(&transaction)
+        cancel(&subscriptions)
+        cancel(&refunds)
+        cancel(&history)
+        cancel(&notifications)
+        cancel(&appTransaction)
         if account.isLoading { account = .failed(cancelled) }
     }
 }

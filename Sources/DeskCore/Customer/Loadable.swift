@@ -19,6 +19,11 @@ public enum Loadable<Value: Sendable>: Sendable {
 
     public var isLoaded: Bool { value != nil }
 
+    public var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
+    }
+
     public var error: DisplayError? {
         if case .failed(let error) = self { return error }
         return nil
