@@ -52,6 +52,9 @@ let package = Package(
         .target(
             name: "HTTPServing",
             dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,8 +153,11 @@ let package = Package(
                 "PostgresStore",
                 "WebhookReceiver",
                 "DeskStore",
+                "HTTPServing",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             plugins: ["BuildCommit"]
         ),
@@ -204,6 +210,8 @@ let package = Package(
             name: "WebhookTests",
             dependencies: [
                 "iapdesk", "AppStoreServerAPI", "Console", "DeskCore", "DemoServer", "NotificationReconcile", "PostgresStore", "WebhookReceiver", "DeskStore",
+                "HTTPServing",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -128,6 +128,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         quarantineBounds,
         // 6: the account index, from the app's customer IDs to original transaction IDs.
         accountIndexSchema,
+        // 7: what `iapdesk watch` found wrong, open or resolved, and whether each change was announced.
+        incidentSchema,
     ]
 
     public static var schemaVersion: Int { migrations.count }

@@ -113,6 +113,8 @@ enum PostgresSchema {
         PostgresNotificationStore.quarantineBounds,
         // 6: the account index, from the app's customer IDs to original transaction IDs.
         PostgresNotificationStore.accountIndexSchema,
+        // 7: what `iapdesk watch` found wrong, open or resolved, and whether each change was announced.
+        PostgresNotificationStore.incidentSchema,
     ]
 
     static var version: Int { migrations.count }

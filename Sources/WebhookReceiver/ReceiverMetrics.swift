@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import HTTPServing
 import Metrics
 import Synchronization
 

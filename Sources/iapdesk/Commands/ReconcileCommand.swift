@@ -42,9 +42,7 @@ struct ReconcileCommand: AsyncParsableCommand {
             let report = try await StoreAccess.with(resolved.location) { store in
                 let history = try await NotificationHistoryFetch.entries(session, window: window.range)
                 do {
-                    let uuids = Set(history.compactMap(\.notificationUUID))
-                    let stored = try await ForwardHistory.settled(store.notifications(uuids: uuids) + store.notifications(signedIn: window.range), in: store)
-                    return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window.range)
+                    return try await WindowReconcile.report(history: history, window: window.range, store: store)
                 } catch {
                     throw StoreAccess.failure(error, path: path)
                 }

@@ -2,6 +2,26 @@ import Foundation
 
 /// Waits for SIGINT or SIGTERM.
 enum ShutdownSignal {
+    /// Catches SIGINT and SIGTERM from now on (the default would end the process), and says when
+    /// the first comes: for work that starts before it waits.
+    static func armed() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        let once = OnceFlag()
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { @Sendable in
+                if once.claim() {
+                    continuation.yield()
+                    continuation.finish()
+                }
+            }
+            source.resume()
+            Retained.sources.append(source)
+        }
+        return stream
+    }
+
     static func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let once = OnceFlag()

@@ -1,23 +1,23 @@
 import Metrics
 import Prometheus
 
-/// One receiver's own Prometheus registry (several receivers may run in one process, so none uses
-/// the global `MetricsSystem`), and the swift-metrics factory that makes its metrics there.
-struct PrometheusExposition: Sendable {
-    let registry = PrometheusCollectorRegistry()
-    let factory: DescribedPrometheusFactory
+/// A registry of its own (several receivers, or a receiver and a watch, may run in one process,
+/// so none uses the global `MetricsSystem`), and the swift-metrics factory that makes metrics there.
+public struct PrometheusExposition: Sendable {
+    public let registry = PrometheusCollectorRegistry()
+    public let factory: DescribedPrometheusFactory
 
-    init(help: [String: String], durationBuckets: [Duration]) {
+    public init(help: [String: String], durationBuckets: [Duration]) {
         factory = DescribedPrometheusFactory(registry: registry, help: help, durationBuckets: durationBuckets)
     }
 
     /// Every metric in the text exposition format (0.0.4).
-    func text() -> [UInt8] { registry.emitToBuffer() }
+    public func text() -> [UInt8] { registry.emitToBuffer() }
 }
 
 /// `PrometheusMetricsFactory` gives a metric no HELP line; this one gives each the text `help`
 /// has for its name, and its own duration buckets (in seconds on the wire).
-struct DescribedPrometheusFactory: MetricsFactory {
+public struct DescribedPrometheusFactory: MetricsFactory {
     let registry: PrometheusCollectorRegistry
     let help: [String: String]
     let durationBuckets: [Duration]
@@ -36,34 +36,34 @@ struct DescribedPrometheusFactory: MetricsFactory {
         help[label].map { MetricNameDescriptor(metricName: label, unitName: "", helpText: $0) }
     }
 
-    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+    public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         guard let descriptor = descriptor(label) else { return plain.makeCounter(label: label, dimensions: dimensions) }
         return registry.makeCounter(descriptor: descriptor, labels: dimensions)
     }
 
-    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+    public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
         guard let descriptor = descriptor(label) else { return plain.makeFloatingPointCounter(label: label, dimensions: dimensions) }
         return registry.makeCounter(descriptor: descriptor, labels: dimensions)
     }
 
-    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+    public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         guard !aggregate, let descriptor = descriptor(label) else { return plain.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate) }
         return registry.makeGauge(descriptor: descriptor, labels: dimensions)
     }
 
-    func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
+    public func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
         guard let descriptor = descriptor(label) else { return plain.makeMeter(label: label, dimensions: dimensions) }
         return registry.makeGauge(descriptor: descriptor, labels: dimensions)
     }
 
-    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+    public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         guard let descriptor = descriptor(label) else { return plain.makeTimer(label: label, dimensions: dimensions) }
         return registry.makeDurationHistogram(descriptor: descriptor, labels: dimensions, buckets: durationBuckets)
     }
 
-    func destroyCounter(_ handler: any CounterHandler) { plain.destroyCounter(handler) }
-    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { plain.destroyFloatingPointCounter(handler) }
-    func destroyRecorder(_ handler: any RecorderHandler) { plain.destroyRecorder(handler) }
-    func destroyMeter(_ handler: any MeterHandler) { plain.destroyMeter(handler) }
-    func destroyTimer(_ handler: any TimerHandler) { plain.destroyTimer(handler) }
+    public func destroyCounter(_ handler: any CounterHandler) { plain.destroyCounter(handler) }
+    public func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { plain.destroyFloatingPointCounter(handler) }
+    public func destroyRecorder(_ handler: any RecorderHandler) { plain.destroyRecorder(handler) }
+    public func destroyMeter(_ handler: any MeterHandler) { plain.destroyMeter(handler) }
+    public func destroyTimer(_ handler: any TimerHandler) { plain.destroyTimer(handler) }
 }
