@@ -139,7 +139,7 @@ let package = Package(
         // The full-screen console: its state machine, panes' view models, views and key bindings.
         .target(
             name: "Console",
-            dependencies: ["AppStoreServerAPI", "DeskCore", "DeskStore", "TerminalUI"]
+            dependencies: ["AppStoreServerAPI", "DeskCore", "DeskStore", "NotificationReconcile", "TerminalUI"]
         ),
         // Command line, configuration and wiring.
         .executableTarget(
@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "ConsoleTests",
             dependencies: [
-                "Console", "AppStoreServerAPI", "DeskCore", "TerminalUI", "DemoServer", "DeskStore",
+                "Console", "AppStoreServerAPI", "DeskCore", "TerminalUI", "DemoServer", "DeskStore", "NotificationReconcile",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Snapshots"]

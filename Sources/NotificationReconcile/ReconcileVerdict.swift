@@ -43,6 +43,36 @@ public enum ReconcileVerdict: String, CaseIterable, Sendable, Comparable {
         }
     }
 
+    /// At most 11 characters, for a column: the panes say the same verdicts as `reconcile`.
+    public var shortTitle: String {
+        switch self {
+        case .received: return "received"
+        case .failedAtAppleButArrived: return "late"
+        case .deliveredButMissing: return "missing"
+        case .notDeliveredAndMissing: return "undelivered"
+        case .forwardFailed: return "fwd failed"
+        case .recovered: return "recovered"
+        case .unknownToApple: return "unknown"
+        case .duplicate: return "duplicate"
+        case .testNotification: return "test"
+        }
+    }
+
+    /// At most 5 characters, for a narrow column.
+    public var tinyTitle: String {
+        switch self {
+        case .received: return "ok"
+        case .failedAtAppleButArrived: return "late"
+        case .deliveredButMissing: return "MISS"
+        case .notDeliveredAndMissing: return "UNDLV"
+        case .forwardFailed: return "FWD✗"
+        case .recovered: return "recov"
+        case .unknownToApple: return "unkn"
+        case .duplicate: return "dup"
+        case .testNotification: return "test"
+        }
+    }
+
     /// What to do about a row with this verdict, in one line.
     public var action: String {
         switch self {

@@ -107,6 +107,19 @@ public enum Reconciler {
         return ReconcileReport(window: window, rows: rows, unreadable: unreadable)
     }
 
+    /// The verdict of a notification as the store alone knows it (the Live pane: no Apple history
+    /// at hand): its forward, its re-posts and its deliveries, by the same rules as the join.
+    public static func verdict(arrival stored: StoredNotification, replays: [StoredReplay]) -> ReconcileVerdict {
+        var verdict: ReconcileVerdict = stored.notificationType == "TEST" ? .testNotification : .received
+        if let status = stored.forwardStatus, !(200...299).contains(status) { verdict = .forwardFailed }
+        if stored.forwardResult != nil, stored.forwardStatus == nil { verdict = .forwardFailed }
+        if verdict == .received, stored.deliveryCount > 1 { verdict = .duplicate }
+        if verdict == .forwardFailed, replays.contains(where: { $0.attempt.succeeded && key($0.attempt.notificationUUID) == key(stored.notificationUUID) }) {
+            verdict = .recovered
+        }
+        return verdict
+    }
+
     static func verdict(apple: NotificationHistoryEntry, stored: StoredNotification?) -> ReconcileVerdict {
         guard let stored else { return apple.deliveredPerApple ? .deliveredButMissing : .notDeliveredAndMissing }
         // Stored is not reached: a receiver that forwards and failed to leaves the app without it.

@@ -4,6 +4,7 @@ import DemoServer
 @testable import DeskCore
 import DeskStore
 import Foundation
+import NotificationReconcile
 import Synchronization
 import TerminalUI
 import Testing
@@ -90,6 +91,34 @@ import Testing
         #expect(!harness.state.toasts.isEmpty || harness.state.live.loaded)
     }
 
+    @Test func aFailedForwardSaysSoUntilARePostFromAnotherShellReachesTheApp() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        let uuid = "00000000-0000-4000-8000-0000000000cc"
+        let outcome = try await writer.record(Self.delivery(uuid))
+        try await writer.recordForward(
+            ForwardOutcome(result: "not delivered: cannot connect", status: nil, milliseconds: 3, answeredStatus: 200, elapsedMilliseconds: 4),
+            delivery: outcome.deliveryId)
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000cd"))
+        let harness = try await ConsoleHarness.start(received: Self.reader(path))
+        defer { Task { await harness.stop(); try? await writer.close() } }
+        harness.receive(.screenSize(width: 120, height: 36))
+        harness.send(.escape)
+        harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+        try await harness.tick { $0.live.rows.count == 2 }
+        let failed = try #require(harness.state.live.rows.first { $0.notificationUUID == uuid })
+        #expect(LivePane.verdict(failed, harness.state) == .forwardFailed)
+        #expect(harness.screen(width: 120, height: 36).contains("fwd failed"))
+        // `recover` in another shell delivers it to the app: the next read of the store says so.
+        try await writer.recordReplay(ReplayAttempt(
+            notificationUUID: uuid, targetURL: "http://app.example/notifications", source: .store, command: "recover", sentAt: Date(), result: "HTTP 200",
+            status: 200, milliseconds: 5))
+        try await harness.tick { state in state.live.rows.first { $0.notificationUUID == uuid }.map { LivePane.verdict($0, state) } == .recovered }
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("recovered"))
+        #expect(!screen.contains("fwd failed"))
+    }
+
     @Test func rReplaysOnlyOnASecondPressAndOnlyToTheForwardURL() async throws {
         let path = Self.temporaryStorePath()
         let writer = try await SQLiteNotificationStore.open(path: path)
@@ -157,7 +186,12 @@ import Testing
         try await harness.tick { $0.receivedHere.arrivals != nil }
         #expect(harness.state.receivedHere.arrivals?.keys.sorted() == [arrived.notificationUUID])
         let screen = harness.screen(width: 120, height: 36)
-        #expect(screen.contains("HERE"))
+        #expect(screen.contains("VERDICT"))
+        // Each row has reconcile's verdict: the one that arrived is no gap, the others are.
+        let verdicts = harness.state.receivedHere.verdicts
+        #expect(verdicts[arrived.notificationUUID.lowercased()]?.isGap == false)
+        #expect(recent.dropLast().allSatisfy { verdicts[$0.notificationUUID.lowercased()]?.isGap == true })
+        #expect(screen.contains("missing") || screen.contains("undelivered"))
         let rows = NotificationsPane.rows(harness.state)
         let index = try #require(rows.firstIndex { $0.payload?.notificationUUID == arrived.notificationUUID })
         var list = harness.state.list(.notifications)
@@ -170,6 +204,7 @@ import Testing
         harness.state.lists[.notifications] = list
         harness.send(.enter)
         #expect(harness.screen(width: 120, height: 36).contains("answered HTTP 200"))
+        #expect(harness.screen(width: 120, height: 36).contains("Verdict:"))
 
         // The customer summary counts what arrived about this customer's purchases.
         let alice = try #require(harness.server.seedIDs(.production).customers.first { $0.scenario == "Active monthly subscription" })

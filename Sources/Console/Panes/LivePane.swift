@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import DeskCore
 import DeskStore
 import Foundation
+import NotificationReconcile
 import TerminalUI
 
 extension Pane {
@@ -24,6 +25,8 @@ public struct LiveModel: PaneModel {
     public var pendingReplay: PendingReplay?
     /// The last replay's outcome, by notificationUUID.
     public var replays: [String: ReplayOutcome] = [:]
+    /// Re-posts by `replay`, `recover` or `watch` of the rows, read with them: their verdicts count them.
+    public var reposts: [String: [StoredReplay]] = [:]
     public init() {}
 }
 
@@ -42,8 +45,8 @@ extension ConsoleState {
 /// What the Live pane's reads and replays answer (and the "arrived here" marks it reads for the
 /// Notifications pane and the customer's summary).
 enum LiveAnswer: PaneAnswer {
-    /// Rows that arrived after the pane's cursor.
-    case arrived([StoredNotification])
+    /// Rows that arrived after the pane's cursor, and their re-posts.
+    case arrived([StoredNotification], [StoredReplay])
     /// The store could not be read.
     case pollFailed(DisplayError)
     case replayed(LivePane.Replayed)
@@ -81,6 +84,18 @@ enum LivePane {
         }
     )
 
+    /// The row's verdict as `reconcile` would give it from the store's side: its forward, re-posts and deliveries.
+    static func verdict(_ row: StoredNotification, _ state: ConsoleState) -> ReconcileVerdict {
+        var replays = state.live.reposts[row.notificationUUID.lowercased()] ?? []
+        // This console's own replay, before the next read of the store brings its record.
+        if let own = state.live.replays[row.notificationUUID], own.succeeded {
+            replays.append(StoredReplay(id: 0, attempt: ReplayAttempt(
+                notificationUUID: row.notificationUUID, targetURL: "", source: .store, command: "console", sentAt: Date(), result: own.result,
+                status: own.status, milliseconds: own.milliseconds)))
+        }
+        return Reconciler.verdict(arrival: row, replays: replays)
+    }
+
     static func rows(_ state: ConsoleState) -> [StoredNotification] {
         PaneRows.filtered(state.live.rows, state.filters[.live]) { row in
             [row.notificationType ?? "", row.subtype ?? "", row.verdict, row.notificationUUID, row.transactionId ?? "",
@@ -99,11 +114,15 @@ enum LivePane {
         state.live.poll = request
         state.live.lastPollTick = state.tick
         let cursor = state.live.cursor
+        // A re-post from another shell (recover, replay, watch) adds no delivery here: the rows whose
+        // forward failed are asked about at every read, so that they turn "recovered" when one lands.
+        let failing = Set(state.live.rows.filter { Reconciler.verdict(arrival: $0, replays: []) == .forwardFailed }.map(\.notificationUUID))
         effects.append(.task(PaneTask(request: request, name: "read arrivals after \(cursor.map(String.init) ?? "none")") { services, _ in
             guard let received = services.received else { return LiveAnswer.pollFailed(DisplayError(summary: "No notification store is open.")) }
             do {
                 let store = try await received.store()
-                return LiveAnswer.arrived(try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep)))
+                let rows = try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep))
+                return LiveAnswer.arrived(rows, try await store.replays(uuids: Set(rows.map(\.notificationUUID)).union(failing)))
             } catch let error as NotificationStoreError {
                 return LiveAnswer.pollFailed(problem(error, received.source))
             } catch {
@@ -126,9 +145,10 @@ enum LivePane {
 
     static func receive(_ state: inout ConsoleState, request: Int, _ answer: LiveAnswer) -> [ConsoleEffect] {
         switch answer {
-        case .arrived(let rows):
+        case .arrived(let rows, let reposts):
             guard request == state.live.poll else { return [] }
             state.live.poll = nil
+            for (uuid, replays) in Dictionary(grouping: reposts, by: { $0.attempt.notificationUUID.lowercased() }) { state.live.reposts[uuid] = replays }
             merge(&state, rows)
         case .pollFailed(let error):
             guard request == state.live.poll else { return [] }

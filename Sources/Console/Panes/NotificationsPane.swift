@@ -1,6 +1,7 @@
 import AppStoreServerAPI
 import DeskCore
 import Foundation
+import NotificationReconcile
 import TerminalUI
 
 extension Pane {
@@ -72,7 +73,8 @@ enum NotificationsPane {
         detail: { state in
             PaneRows.selected(rows(state), state, .notifications).map { row in
                 let arrival = state.receivedHere.arrivals.map { arrivals in row.payload?.notificationUUID.flatMap { arrivals[$0.lowercased()] } }
-                return DetailContent.notificationTree(row, environment: state.environment, arrival: arrival)
+                let verdict = row.payload?.notificationUUID.flatMap { state.receivedHere.verdicts[$0.lowercased()] }
+                return DetailContent.notificationTree(row, environment: state.environment, arrival: arrival, verdict: verdict)
             }
         },
         table: { state, inner in

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import DeskCore
 import DeskStore
 import Foundation
+import NotificationReconcile
 import TerminalUI
 
 /// The detail view of a pane's selected row, as a foldable tree: the trees of each kind of row.
@@ -43,7 +44,9 @@ public enum DetailContent {
         return TreeNode(label: title, children: children, path: path)
     }
 
-    static func notificationTree(_ row: NotificationRow, environment: AppStoreEnvironment, arrival: StoredNotification?? = nil) -> TreeNode {
+    static func notificationTree(
+        _ row: NotificationRow, environment: AppStoreEnvironment, arrival: StoredNotification?? = nil, verdict: ReconcileVerdict? = nil
+    ) -> TreeNode {
         var attempts: [TreeNode] = []
         for (index, attempt) in row.attempts.enumerated() {
             let result = attempt.sendAttemptResult
@@ -62,6 +65,9 @@ public enum DetailContent {
             children.append(TreeNode(label: "Arrived here", value: arrival.map {
                 "\(LivePane.receivedText($0)), answered HTTP \($0.answeredStatus), \($0.verdict)"
             } ?? "no: not in the notification store", path: "arrived"))
+        }
+        if let verdict {
+            children.append(TreeNode(label: "Verdict", value: "\(verdict.title): \(verdict.action)", path: "verdict"))
         }
         if let decoded = row.decoded {
             for (index, part) in decoded.parts.enumerated() {

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import DeskCore
 import DeskStore
 import Foundation
+import NotificationReconcile
 import TerminalUI
 
 /// Notifications as they arrive at the receiver, newest first, with where they come from.
@@ -49,11 +50,14 @@ enum LiveView {
                 ? String(DisplayFormat.date(row.lastReceivedAt, seconds: true).replacingOccurrences(of: " UTC", with: "").dropFirst(5))
                 : short(row.lastReceivedAt, now: state.now)
             let elsewhere = elsewhere(row, state)
-            var cells = [received, row.notificationType ?? "?", row.subtype ?? "", elsewhere ?? row.verdict, row.originalTransactionId ?? row.transactionId ?? "-"]
+            // Verified, it gets reconcile's verdict (received, duplicate, forward failed, recovered); else its verification.
+            let verdict = row.verdict == "verified" ? LivePane.verdict(row, state) : nil
+            let said = elsewhere ?? verdict.map { wide ? $0.shortTitle : $0.tinyTitle } ?? row.verdict
+            var cells = [received, row.notificationType ?? "?", row.subtype ?? "", said, row.originalTransactionId ?? row.transactionId ?? "-"]
             if wide {
                 cells += [String(row.deliveryCount), "\(row.answeredStatus) \(LivePane.milliseconds(row.elapsedMilliseconds))", row.forwardResult ?? ""]
             }
-            return (cells, row.verdict == "verified" && elsewhere == nil ? nil : theme[.warning])
+            return (cells, verdict.map { !$0.isGap } == true && elsewhere == nil ? nil : theme[.warning])
         }.render(in: table, buffer: &buffer)
     }
 

@@ -2,6 +2,7 @@ import AppStoreServerAPI
 import DeskCore
 import DeskStore
 import Foundation
+import NotificationReconcile
 import TerminalUI
 
 /// Apple's notification history with each send attempt, and a test notification followed live.
@@ -30,7 +31,7 @@ enum NotificationsView {
         if subtypes { columns.insert(.init("SUBTYPE", .fill(2)), at: 2) }
         // What arrived at the receiver, once the store has been asked.
         let arrivals = state.receivedHere.arrivals
-        if arrivals != nil { columns.append(.init("HERE", .length(wide ? 11 : 5))) }
+        if arrivals != nil { columns.append(.init(wide ? "VERDICT" : "HERE", .length(wide ? 11 : 5))) }
         if wide { columns.append(.init("✓", .length(2))) }
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
@@ -41,23 +42,15 @@ enum NotificationsView {
                          String(row.attempts.count), row.attempts.last?.sendAttemptResult?.rawValue ?? "-"]
             if subtypes { cells.insert(p?.subtype?.rawValue ?? "", at: 2) }
             // Apple says delivered but nothing arrived here: as much a gap as a failed delivery.
-            var missingHere = false
-            if let arrivals {
-                let stored = p?.notificationUUID.flatMap { arrivals[$0.lowercased()] }
-                missingHere = stored == nil
-                cells.append(arrived(stored, wide: wide, now: state.now))
+            var gap = false
+            if arrivals != nil {
+                let verdict = p?.notificationUUID.flatMap { state.receivedHere.verdicts[$0.lowercased()] }
+                gap = verdict?.isGap ?? true
+                cells.append(verdict.map { wide ? $0.shortTitle : $0.tinyTitle } ?? "-")
             }
             if wide { cells.append(row.decoded?.isFullyVerified == true ? "✓" : "✗") }
-            return (cells, row.delivered && !missingHere ? nil : theme[.warning])
+            return (cells, (arrivals == nil ? row.delivered : !gap) ? nil : theme[.warning])
         }.render(in: body, buffer: &buffer)
-    }
-
-    /// When the notification first arrived here: the time today, else the day; "-" when it never did.
-    static func arrived(_ stored: StoredNotification?, wide: Bool, now: Date) -> String {
-        guard let stored else { return "-" }
-        let date = DisplayFormat.date(stored.firstReceivedAt).replacingOccurrences(of: " UTC", with: "")
-        if wide { return String(date.dropFirst(5)) }
-        return DisplayFormat.day(stored.firstReceivedAt) == DisplayFormat.day(now) ? String(date.suffix(5)) : String(date.dropFirst(5).prefix(5))
     }
 
     static func testPanel(_ test: TestNotificationState, _ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
