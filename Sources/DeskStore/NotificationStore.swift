@@ -24,7 +24,9 @@ public protocol NotificationStore: Sendable {
     func count(concerning transactionIds: Set<String>) async throws -> Int
     /// Stored notifications signed in `window` (its lower bound included, its upper one not), as Apple's
     /// history selects them; one that carries no signedDate counts by its first arrival.
-    func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification]
+    /// With `bodies` false each row comes without its raw body and decoded payload (empty): the
+    /// join of a whole window needs neither, and a day of a busy app's bodies is hundreds of megabytes.
+    func notifications(signedIn window: Range<Date>, bodies: Bool) async throws -> [StoredNotification]
     /// Keeps what one re-post by `replay` or `recover` gave.
     @discardableResult func recordReplay(_ replay: ReplayAttempt) async throws -> Int64
     /// Every re-post of these notificationUUIDs, oldest first.
@@ -38,6 +40,10 @@ public protocol NotificationStore: Sendable {
 extension NotificationStore {
     /// A store that cannot tell without writing says yes: the next write then tells.
     public func checkWritable() async throws {}
+
+    public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
+        try await notifications(signedIn: window, bodies: true)
+    }
 }
 
 /// One arrival of a notification that verified (or that the receiver chose to keep as such), as

@@ -30,13 +30,14 @@ extension SQLiteNotificationStore {
         return seen.count
     }
 
-    public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
+    public func notifications(signedIn window: Range<Date>, bodies: Bool) async throws -> [StoredNotification] {
         let lower = Self.ms(window.lowerBound)
         let upper = Self.ms(window.upperBound)
+        let columns = bodies ? "*" : Self.columnsWithoutBodies
         let rows = try await gate.run {
             try await self.connection.query(
                 """
-                SELECT * FROM notifications
+                SELECT \(columns) FROM notifications
                 WHERE (signed_date_ms >= ? AND signed_date_ms < ?)
                    OR (signed_date_ms IS NULL AND first_received_ms >= ? AND first_received_ms < ?)
                 ORDER BY COALESCE(signed_date_ms, first_received_ms), id
@@ -84,6 +85,13 @@ extension SQLiteNotificationStore {
         }
         return found.sorted { $0.id < $1.id }
     }
+
+    /// Every column `notification(_:)` reads, the raw body and decoded payload left empty.
+    static let columnsWithoutBodies = """
+        id, notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id, original_transaction_id,
+        product_id, signed_date_ms, verdict, verdict_detail, x'' AS raw_body, NULL AS decoded_payload, first_received_ms, last_received_ms,
+        remote_address, answered_status, elapsed_ms, forward_result, forward_status, delivery_count, last_delivery_id
+        """
 
     private static func chunks(_ values: [String]) -> [ArraySlice<String>] {
         stride(from: 0, to: values.count, by: lookupChunk).map { values[$0..<min($0 + lookupChunk, values.count)] }

@@ -347,12 +347,18 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    public func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] {
+    public func notifications(signedIn window: Range<Date>, bodies: Bool) async throws -> [StoredNotification] {
         let lower = Self.rounded(window.lowerBound)
         let upper = Self.rounded(window.upperBound)
+        // Every column `notification(_:)` reads; without bodies the raw body and decoded payload are empty.
+        let columns = bodies ? "*" : """
+            id, notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id, original_transaction_id,
+            product_id, signed_date, verdict, verdict_detail, ''::bytea AS raw_body, NULL::text AS decoded_payload, first_received, last_received,
+            remote_address, answered_status, elapsed_ms, forward_result, forward_status, delivery_count, last_delivery_id
+            """
         return try await rows(
             """
-            SELECT * FROM notifications
+            SELECT \(unescaped: columns) FROM notifications
             WHERE (signed_date >= \(lower) AND signed_date < \(upper))
                OR (signed_date IS NULL AND first_received >= \(lower) AND first_received < \(upper))
             ORDER BY COALESCE(signed_date, first_received), id

@@ -31,7 +31,7 @@ struct WebhookBench: AsyncParsableCommand {
         "Also measure a team's store on this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE; the bench fills it).", valueName: "url"))
     var postgres: String?
     @Option(name: .long, help: "Slow clients connected while valid notifications are measured.") var slowClients: Int = 200
-    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal, metrics (comma-separated).", valueName: "groups"))
+    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal, metrics, watch (comma-separated).", valueName: "groups"))
     var only: String?
 
     func run() async throws {
@@ -47,13 +47,14 @@ struct WebhookBench: AsyncParsableCommand {
         let base = folder ?? NSTemporaryDirectory() + "iapdesk-webhook-bench-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         defer { if folder == nil { try? FileManager.default.removeItem(atPath: base) } }
-        let groups = Set((only ?? "store,receiver,teams,slow,refusal,metrics").split(separator: ",").map(String.init))
+        let groups = Set((only ?? "store,receiver,teams,slow,refusal,metrics,watch").split(separator: ",").map(String.init))
         if groups.contains("store") { try await measureStore(base + "/store.sqlite") }
         if groups.contains("receiver") { try await measureReceiver(base + "/receiver.sqlite") }
         if groups.contains("teams") { try await measureTeamStores(sqlitePath: base + "/receivers.sqlite", postgres: postgres) }
         if groups.contains("slow") { try await measureUnderSlowClients(base + "/slow.sqlite", slow: slowClients) }
         if groups.contains("refusal") { try await measureRefusalCost(base + "/refusal") }
         if groups.contains("metrics") { try await measureMetricsCost(base + "/metrics") }
+        if groups.contains("watch") { try await measureWatchCycle(base + "/watch") }
     }
 
     static func figure(_ name: String, _ value: Double, _ unit: String) {

@@ -261,8 +261,19 @@ struct StoreFixture: Sendable {
             _ = try await store.record(signed("at-end", signed: window.upperBound, received: now))
             _ = try await store.record(signed("unsigned-inside", signed: nil, received: now.addingTimeInterval(-3_600)))
             _ = try await store.record(signed("unsigned-outside", signed: nil, received: now.addingTimeInterval(-9 * 86_400)))
-            let found = try await store.notifications(signedIn: window).map(\.notificationUUID)
-            #expect(found == ["at-start", "inside", "unsigned-inside"])
+            let withBodies = try await store.notifications(signedIn: window)
+            #expect(withBodies.map(\.notificationUUID) == ["at-start", "inside", "unsigned-inside"])
+            #expect(withBodies.allSatisfy { !$0.rawBody.isEmpty })
+            // Without bodies: the same rows and fields, the raw body and decoded payload left out.
+            let summaries = try await store.notifications(signedIn: window, bodies: false)
+            #expect(summaries.map(\.notificationUUID) == withBodies.map(\.notificationUUID))
+            #expect(summaries.allSatisfy { $0.rawBody.isEmpty && $0.decodedPayload == nil })
+            var stripped = withBodies
+            for index in stripped.indices {
+                stripped[index].rawBody = Data()
+                stripped[index].decodedPayload = nil
+            }
+            #expect(summaries == stripped)
         }
     }
 

@@ -362,7 +362,7 @@ final class BreakableStore: NotificationStore, @unchecked Sendable {
     func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery] { try await inner!.quarantined(filter) }
     func notifications(uuids: Set<String>) async throws -> [StoredNotification] { try await inner!.notifications(uuids: uuids) }
     func count(concerning transactionIds: Set<String>) async throws -> Int { try await inner!.count(concerning: transactionIds) }
-    func notifications(signedIn window: Range<Date>) async throws -> [StoredNotification] { try await inner!.notifications(signedIn: window) }
+    func notifications(signedIn window: Range<Date>, bodies: Bool) async throws -> [StoredNotification] { try await inner!.notifications(signedIn: window, bodies: bodies) }
     func recordReplay(_ replay: ReplayAttempt) async throws -> Int64 { try await inner!.recordReplay(replay) }
     func replays(uuids: Set<String>) async throws -> [StoredReplay] { try await inner!.replays(uuids: uuids) }
     func close() async throws { try await inner?.close() }

@@ -7,7 +7,8 @@ import NotificationReconcile
 enum WindowReconcile {
     static func report(history: [NotificationHistoryEntry], window: Range<Date>, store: any NotificationStore) async throws -> ReconcileReport {
         let uuids = Set(history.compactMap(\.notificationUUID))
-        let stored = try await ForwardHistory.settled(store.notifications(uuids: uuids) + store.notifications(signedIn: window), in: store)
+        // The rows Apple lists come last, with their bodies: the join keeps the last row of a UUID.
+        let stored = try await ForwardHistory.settled(store.notifications(signedIn: window, bodies: false) + store.notifications(uuids: uuids), in: store)
         return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window)
     }
 }
