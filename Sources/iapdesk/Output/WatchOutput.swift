@@ -23,11 +23,11 @@ struct WatchOutput: Sendable {
 
     func cycle(_ outcome: WatchCycle.Outcome, environment: String) {
         for event in outcome.events {
-            if json { print(JSONLine.render(["incident": event])) } else { print("\(DisplayFormat.date(Date(), seconds: true))  \(event.line)") }
+            write(json ? JSONLine.render(["incident": event]) : "\(DisplayFormat.date(Date(), seconds: true))  \(event.line)")
         }
         for failure in outcome.unannounced { StandardStreams.error("not announced (tried again next cycle): \(failure)\n") }
         if json {
-            print(JSONLine.render(["cycle": CycleRecord(outcome, environment: environment)]))
+            write(JSONLine.render(["cycle": CycleRecord(outcome, environment: environment)]))
             return
         }
         var parts = [outcome.checked ? "checked \(DisplayFormat.count(outcome.notifications, "notification"))" : "could not check"]
@@ -35,7 +35,12 @@ struct WatchOutput: Sendable {
             parts.append("re-posted \(outcome.recovered + outcome.recoverFailed), \(outcome.recovered) taken")
         }
         parts.append(Self.openWords(outcome.open))
-        print("\(DisplayFormat.date(Date(), seconds: true))  \(parts.joined(separator: "; "))")
+        write("\(DisplayFormat.date(Date(), seconds: true))  \(parts.joined(separator: "; "))")
+    }
+
+    /// Straight to standard output, unbuffered: a watch under systemd or in a pipe says each line when it happens.
+    private func write(_ line: String) {
+        StandardStreams.output(Data((line + "\n").utf8))
     }
 
     func note(_ text: String) {
