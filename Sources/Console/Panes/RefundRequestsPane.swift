@@ -58,7 +58,7 @@ enum RefundRequestsPane {
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .refundRequests)?.transactionId },
         rowIDs: { rows($0).map(\.notificationUUID) },
-        table: { _, inner in PaneLayout.belowHeading(inner) },
+        table: { state, inner in RefundRequestsView.areas(state, inner).table },
         render: RefundRequestsView.render,
         opened: { state in
             state.focus = .content

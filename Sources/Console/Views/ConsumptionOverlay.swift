@@ -9,11 +9,11 @@ enum ConsumptionOverlay: ModalOverlay {
     /// What each field tells Apple, shown under the selected one.
     static func explanation(_ field: ConsumptionForm.Field) -> String {
         switch field {
-        case .delivery: return "Whether the purchase reached the customer and works (deliveryStatus)."
-        case .share: return "How much of it the customer used, 0-100 % (consumptionPercentage); empty sends none."
-        case .sample: return "Whether the app offered a free sample or trial of it first (sampleContentProvided)."
-        case .preference: return "The outcome the developer would prefer (refundPreference); Apple decides."
-        case .consent: return "Ask the customer: they agree that this information is shared with Apple (customerConsented)."
+        case .delivery: return "Did the purchase reach the customer, and work?"
+        case .share: return "How much of it was used, 0-100 %; empty sends none."
+        case .sample: return "Did the app offer a free sample or trial of it first?"
+        case .preference: return "The outcome you would prefer. Apple decides."
+        case .consent: return "Ask: does the customer agree to share this with Apple?"
         }
     }
 
@@ -26,7 +26,8 @@ enum ConsumptionOverlay: ModalOverlay {
         }
         let environment = form.environment ?? state.environment
         let environmentLabel = state.isDemo ? "Demo (\(environment.label))" : environment.label
-        row("Purchase", form.subject)
+        let product = form.productId.hasPrefix(state.bundleId + ".") ? String(form.productId.dropFirst(state.bundleId.count + 1)) : form.productId
+        row("Purchase", "transaction \(form.transactionId) · \(product)")
         row("Apple asked", asked(form, state.now), form.request == nil && !form.readingQueue ? .error : .modal)
         if form.confirming, let target = ConsumptionReducer.target(form, seenAt: form.queueReadAt) {
             row("Account", "profile \(state.profileName) · \(environmentLabel) · \(state.bundleId)")
@@ -36,7 +37,7 @@ enum ConsumptionOverlay: ModalOverlay {
             lines.append([.init("\(endpoint.method) \(endpoint.path)", theme[.modal])])
             lines.append([.init(String(decoding: endpoint.body ?? Data(), as: UTF8.self), theme[.modal])])
             lines.append([.init("In words: " + inWords(target.body) + ".", theme[.modal])])
-            lines.append([.init("Sent once, recorded in the audit ledger first. Apple decides the refund, not you.", theme[.muted])])
+            lines.append([.init("Sent once, written to the audit ledger first. Apple decides the refund.", theme[.muted])])
             lines.append([.init("Enter/y send · Esc/n back", theme[.footerKey])])
             return Modal(title: "Confirm answer to Apple's refund request", lines: lines, style: theme[.modal], borderStyle: theme[.warning], width: 76)
         }
@@ -67,7 +68,7 @@ enum ConsumptionOverlay: ModalOverlay {
         if form.readingQueue {
             lines.append([.init("\(Spinner.frame(state.tick)) reading Apple's refund requests, for the deadline…", theme[.info])])
         }
-        lines.append([.init("↑↓ field · ←→/space change · digits type the share · Enter review · Esc cancel", theme[.footerKey])])
+        lines.append([.init("↑↓ field · ←→ change · type the share · Enter review · Esc cancel", theme[.footerKey])])
         return Modal(title: "Answer Apple's refund request", lines: lines, style: theme[.modal], borderStyle: theme[.borderFocus], width: 76)
     }
 
@@ -78,7 +79,7 @@ enum ConsumptionOverlay: ModalOverlay {
             return form.requestsComplete ? "no refund request for this transaction" : "unknown: the requests could not all be read"
         }
         let left = request.deadline > now ? request.timeLeft(now: now) : "12 hours ended \(DisplayFormat.relative(request.deadline, now: now))"
-        return [DisplayFormat.date(request.requestedAt), request.reason?.label, left].compactMap { $0 }.joined(separator: " · ")
+        return [RefundRequestsView.day(request.requestedAt), request.reason?.label, left].compactMap { $0 }.joined(separator: " · ")
     }
 
     /// The body in the agent's words.

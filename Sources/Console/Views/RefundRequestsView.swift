@@ -9,7 +9,7 @@ enum RefundRequestsView {
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let model = state.refundRequests
         buffer.write(truncating: heading(state), x: area.x, y: area.y, width: area.width, style: theme[.muted])
-        let body = PaneLayout.belowHeading(area)
+        var body = PaneLayout.belowHeading(area)
         guard body.height > 0 else { return }
         guard let queue = model.queue else {
             if let error = model.error {
@@ -30,11 +30,17 @@ enum RefundRequestsView {
             return
         }
         let list = state.list(.refundRequests)
+        // The selected request in full under the table, for what its columns cut.
+        let (table, below) = areas(state, area)
+        if let below, let selected = PaneRows.selected(rows, state, .refundRequests) {
+            Paragraph(lines: [[.init(selectedText(selected, state), theme[.info])]]).render(in: below, buffer: &buffer)
+        }
+        body = table
         let wide = body.width >= 110
         let leftWidth = 11
         var columns: [Table.Column] = [
-            .init("TIME LEFT", .length(leftWidth)), .init("ASKED", .length(11)), .init("STATE", .fill(3)), .init("CUSTOMER", .fill(2), cut: .middle),
-            .init("PRODUCT", .fill(2), cut: .middle),
+            .init("TIME LEFT", .length(leftWidth)), .init("ASKED", .length(11)), .init("STATE", .fill(3)),
+            wide ? .init("CUSTOMER", .fill(3), cut: .middle) : .init("CUSTOMER", .length(16)), .init("PRODUCT", .fill(2), cut: .middle),
         ]
         if wide { columns += [.init("PRICE", .length(10), alignRight: true)] }
         columns += [.init("REASON", .fill(2))]
@@ -43,7 +49,7 @@ enum RefundRequestsView {
               selectedStyle: theme[.selection]) { index in
             let request = rows[index]
             var cells = [timeLeft(request, now: now), day(request.requestedAt), stateText(request, now: now), customer(request, wide: wide),
-                         request.productId ?? "-"]
+                         product(request, state)]
             if wide { cells.append(DisplayFormat.money(request.price, request.currency)) }
             cells.append(request.reason?.label ?? "-")
             return (cells, request.state(now: now) == .pending ? nil : theme[.muted])
@@ -58,6 +64,35 @@ enum RefundRequestsView {
             if top + line == list.selected { style = style.patched(with: theme[.selection]).patched(with: Style(fg: theme[role].fg)) }
             buffer.write(timeLeft(request, now: now), x: body.x, y: body.y + 1 + line, style: style, maxWidth: leftWidth)
         }
+    }
+
+    /// Where the table goes inside the pane, and the lines under it that tell the selected request
+    /// in full (none on a short pane).
+    static func areas(_ state: ConsoleState, _ inner: Rect) -> (table: Rect, below: Rect?) {
+        let body = PaneLayout.belowHeading(inner)
+        guard body.height >= 8, let selected = PaneRows.selected(RefundRequestsPane.rows(state), state, .refundRequests) else { return (body, nil) }
+        let height = min(3, Paragraph(selectedText(selected, state)).layout(width: body.width).count)
+        return (Rect(x: body.x, y: body.y, width: body.width, height: body.height - height - 1),
+                Rect(x: body.x, y: body.bottom - height, width: body.width, height: height))
+    }
+
+    /// The product without the app's bundle ID in front ("coins.1000").
+    static func product(_ request: RefundRequest, _ state: ConsoleState) -> String {
+        guard let id = request.productId else { return "-" }
+        return id.hasPrefix(state.bundleId + ".") ? String(id.dropFirst(state.bundleId.count + 1)) : id
+    }
+
+    /// Everything about the selected request in one sentence.
+    static func selectedText(_ request: RefundRequest, _ state: ConsoleState) -> String {
+        let now = state.now
+        var parts = ["Transaction \(request.transactionId ?? "-")"]
+        if let original = request.originalTransactionId, original != request.transactionId { parts.append("original \(original)") }
+        if let token = request.transaction?.appAccountToken, !token.isEmpty { parts.append("account \(token)") }
+        parts.append("\(request.productId ?? "-") \(DisplayFormat.money(request.price, request.currency))")
+        parts.append("asked \(DisplayFormat.date(request.requestedAt)) (\(request.reason?.label ?? "no reason given"))")
+        let state = request.state(now: now)
+        parts.append(state == .pending ? "answer by \(DisplayFormat.date(request.deadline)), \(request.timeLeft(now: now))" : stateText(request, now: now))
+        return parts.joined(separator: " · ")
     }
 
     static func heading(_ state: ConsoleState) -> String {

@@ -41,7 +41,7 @@ public struct ConsumptionRefusal: Error, Sendable, Equatable, CustomStringConver
     public enum Rule: String, Sendable, Equatable, CaseIterable {
         case noConsent, unknownDeliveryStatus, unknownRefundPreference, percentageOutOfRange, percentageOnSubscription
         case percentageWhenUndelivered, familyShared, advancedCommerce, notRequested, requestsUnknown, pastDeadline, alreadyAnswered
-        case answerUnresolved
+        case answerUnresolved, decided
     }
 
     public var rule: Rule
@@ -178,6 +178,11 @@ public enum ConsumptionRules {
                     .answerUnresolved,
                     "An answer to this request may have reached Apple (\(answer.state)): re-send it from the unresolved writes, or resolve it, before answering again."))
             }
+        }
+        if let decision = request.decision {
+            return .refused(ConsumptionRefusal(
+                .decided,
+                "Apple has decided this request already (\(decision.type == .refund ? "refunded" : "declined") \(DisplayFormat.date(decision.time))): an answer now changes nothing."))
         }
         guard now < request.deadline else {
             return .refused(ConsumptionRefusal(

@@ -65,7 +65,9 @@ public enum RefundRequestReads {
 
     /// Apple's history of the three types in `window`, one query each (a type filter and a
     /// transaction filter cannot go together).
-    public static func apple(_ client: AppStoreServerClient, _ verification: VerifyingService, window: Range<Date>) async throws -> [RefundRequests.Sighting] {
+    public static func apple(
+        _ client: AppStoreServerClient, _ verification: VerifyingService, window: Range<Date>, types: [NotificationType] = types
+    ) async throws -> [RefundRequests.Sighting] {
         var sightings: [RefundRequests.Sighting] = []
         for type in types {
             var request = NotificationHistoryRequest(startDate: window.lowerBound, endDate: window.upperBound)
@@ -85,7 +87,9 @@ public enum RefundRequestReads {
     }
 
     /// The requests and decisions the receiver stored (verified when they arrived) for `environment`.
-    public static func stored(_ store: any NotificationStore, window: Range<Date>, environment: AppStoreEnvironment) async throws -> [RefundRequests.Sighting] {
+    public static func stored(
+        _ store: any NotificationStore, window: Range<Date>, environment: AppStoreEnvironment, types: [NotificationType] = types
+    ) async throws -> [RefundRequests.Sighting] {
         var sightings: [RefundRequests.Sighting] = []
         for type in types {
             for notification in try await store.notifications(NotificationFilter(since: window.lowerBound, type: type.rawValue))
