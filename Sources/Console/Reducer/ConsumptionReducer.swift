@@ -27,7 +27,7 @@ enum ConsumptionReducer {
     /// The Transactions pane's command: `c` on the selected transaction.
     static let paneCommand = KeyCommand(
         .transactionsAnswer, "Answer Apple's refund request", keys: [.character("c")], context: .transactions, dangerous: true, inFooter: true,
-        footerLabel: "Answer refund request",
+        footerLabel: "Answer",
         unavailable: { state in
             guard let row = PaneRows.selected(TransactionsPane.rows(state), state, .transactions), row.payload?.transactionId != nil else {
                 return "Select a transaction first."
@@ -237,6 +237,8 @@ enum ConsumptionReducer {
                 ConsoleReducer.toast(&state, "Not sent: \(first.description)", isError: true, lasting: 80)
             }
         case .send(_, let request):
+            // What an earlier Enter said is no longer so.
+            state.toasts.removeAll { $0.isError && $0.text.hasPrefix("Not sent:") }
             form.refusals = []
             form.error = nil
             form.request = request
