@@ -40,7 +40,7 @@ enum RefundRequestsView {
         let leftWidth = 11
         var columns: [Table.Column] = [
             .init("TIME LEFT", .length(leftWidth)), .init("ASKED", .length(11)), .init("STATE", .fill(3)),
-            wide ? .init("CUSTOMER", .fill(3), cut: .middle) : .init("CUSTOMER", .length(16)), .init("PRODUCT", .fill(2), cut: .middle),
+            .init("CUSTOMER", .length(16)), .init("PRODUCT", .fill(2), cut: .middle),
         ]
         if wide { columns += [.init("PRICE", .length(10), alignRight: true)] }
         columns += [.init("REASON", .fill(2))]
@@ -48,7 +48,7 @@ enum RefundRequestsView {
         Table(columns: columns, rowCount: rows.count, selected: list.selected, offset: list.offset, style: theme[.text], headerStyle: theme[.header],
               selectedStyle: theme[.selection]) { index in
             let request = rows[index]
-            var cells = [timeLeft(request, now: now), day(request.requestedAt), stateText(request, now: now), customer(request, wide: wide),
+            var cells = [timeLeft(request, now: now), day(request.requestedAt), stateText(request, now: now), request.originalTransactionId ?? request.transactionId ?? "-",
                          product(request, state)]
             if wide { cells.append(DisplayFormat.money(request.price, request.currency)) }
             cells.append(request.reason?.label ?? "-")
@@ -148,12 +148,5 @@ enum RefundRequestsView {
             let decision = "\(request.state(now: now) == .refunded ? "refunded" : "declined") by Apple \(request.decision.map { DisplayFormat.relative($0.time, now: now) } ?? "")"
             return decision + (request.answer?.applied == true ? " · answered by \(answer ?? "someone")" : "")
         }
-    }
-
-    /// The original transaction ID; wide, the app's account token too.
-    static func customer(_ request: RefundRequest, wide: Bool) -> String {
-        let id = request.originalTransactionId ?? request.transactionId ?? "-"
-        guard wide, let token = request.transaction?.appAccountToken, !token.isEmpty else { return id }
-        return "\(id) · \(token)"
     }
 }
