@@ -41,6 +41,16 @@ import Testing
         }
     }
 
+    static func refundRequests() -> RefundRequestQueue {
+        let requests = (0..<count).map { index in
+            RefundRequest(
+                notificationUUID: "request-\(index)", transactionId: String(2_000_000_400_011_000 + index), originalTransactionId: nil, productId: "coins",
+                price: 990, currency: "USD", reason: .unintendedPurchase, requestedAt: Date(timeIntervalSince1970: 1_790_000_000 - Double(index) * 60),
+                environment: "Production")
+        }
+        return RefundRequestQueue(requests: requests, notes: [], complete: true, readAt: Date(timeIntervalSince1970: 1_790_000_000))
+    }
+
     /// A state whose every list pane has `count` rows.
     static func filled(width: Int, height: Int) -> ConsoleState {
         var state = ConsoleState(profileName: "p", environment: .production, isDemo: false, bundleId: "com.example", readOnly: false, themeName: "default")
@@ -59,13 +69,14 @@ import Testing
         state.notificationsPane = .loaded(notifications())
         state.live.rows = arrivals()
         state.live.loaded = true
+        state.refundRequests.queue = refundRequests()
         return state
     }
 
     @Test(arguments: [(120, 36), (80, 24), (40, 12)])
     func aPageIsTheRowsTheTableShows(width: Int, height: Int) throws {
         let panes = Panes.all.filter(\.isList).map(\.pane)
-        #expect(panes.count == 7)
+        #expect(panes.count == 8)
         for pane in panes {
             var state = Self.filled(width: width, height: height)
             state.pane = pane

@@ -1,7 +1,7 @@
 import DeskCore
 import TerminalUI
 
-/// The console's panes in tab order: the number before each title is the key that opens it.
+/// The console's panes in tab order: the number before each title is the key that opens it (0 the tenth).
 /// A new pane is its own file and one line here.
 public enum Panes {
     public static let all: [PaneDescription] = [
@@ -14,6 +14,7 @@ public enum Panes {
         InspectorPane.description,
         LivePane.description,
         TimelinePane.description,
+        RefundRequestsPane.description,
     ]
 
     private static let byPane: [Pane: PaneDescription] = Dictionary(all.map { ($0.pane, $0) }, uniquingKeysWith: { first, _ in first })

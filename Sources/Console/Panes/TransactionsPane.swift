@@ -75,7 +75,7 @@ enum TransactionsAnswer: PaneAnswer {
 enum TransactionsPane {
     static let description = PaneDescription(
         pane: .transactions, title: "Transactions", shortTitle: "Hist", rowNoun: "transactions",
-        commands: [FinishReducer.paneCommand],
+        commands: [FinishReducer.paneCommand, ConsumptionReducer.paneCommand],
         colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .transactions)?.payload?.transactionId },

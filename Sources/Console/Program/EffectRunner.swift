@@ -67,6 +67,26 @@ public final class EffectRunner: Sendable {
                     client: scoped.client, context: writes)
                 post(.transactionFinished(request: request, result))
             }
+        case .answerConsumption(let request, let target):
+            let identifier = makeIdentifier()
+            spawn(request) { services, post in
+                let scoped = services.scoped(to: target.environment)
+                guard let writes = scoped.writes else {
+                    post(.consumptionAnswered(request: request, .notSent("the audit ledger cannot be opened, so nothing is sent (check the state directory is writable)")))
+                    return
+                }
+                // Under the lock: an answer by anyone since the agent looked stops this one, and so
+                // does the end of Apple's 12 hours while the agent read the confirmation.
+                var sendGuard = SendGuard.sameTarget(path: target.endpoint.path, account: writes.account(for: scoped.client), seenAt: target.seenLedgerAt)
+                let deadline = target.deadline
+                sendGuard.recheck = {
+                    Date() < deadline ? nil : "Apple's 12 hours for this request ended at \(DisplayFormat.date(deadline)) while it was being confirmed"
+                }
+                let result = await LedgeredWriter.send(
+                    target.endpoint, requestIdentifier: identifier, write: .consumption, subject: target.subject,
+                    client: scoped.client, context: writes, guardedBy: sendGuard)
+                post(.consumptionAnswered(request: request, result))
+            }
         case .countExtensions(let request, let originalTransactionId, let environment):
             spawn(request) { services, post in
                 let scoped = services.scoped(to: environment)

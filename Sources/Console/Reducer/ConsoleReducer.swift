@@ -62,6 +62,8 @@ public enum ConsoleReducer {
         case .transactionFinished(let request, let result):
             FinishReducer.finished(&state, request: request, result)
             return []
+        case .consumptionAnswered(let request, let result):
+            return ConsumptionReducer.answered(&state, request: request, result)
         case .writeResolved(let identifier, let result):
             UnresolvedWritesReducer.resolved(&state, requestIdentifier: identifier, result)
             return []
@@ -148,7 +150,9 @@ public enum ConsoleReducer {
     /// Stops every read in flight. A write is never cut off: it may already be with Apple, and
     /// cancelling it would only hide its outcome, so it runs to its answer (or its deadline).
     static func cancelAll(_ state: inout ConsoleState) -> [ConsoleEffect] {
-        let requests = state.inFlight.keys.filter { state.extensionsInFlight[$0] == nil && state.finishesInFlight[$0] == nil }.sorted()
+        let requests = state.inFlight.keys.filter {
+            state.extensionsInFlight[$0] == nil && state.finishesInFlight[$0] == nil && state.consumptionsInFlight[$0] == nil
+        }.sorted()
         for request in requests {
             state.inFlight[request] = nil
             state.progress[request] = nil
@@ -161,6 +165,9 @@ public enum ConsoleReducer {
         }
         if !state.finishesInFlight.isEmpty {
             words.append("A Finish Transaction already sent cannot be stopped: its result will show here.")
+        }
+        if !state.consumptionsInFlight.isEmpty {
+            words.append("An answer to a refund request already sent cannot be stopped: its result will show here.")
         }
         toast(&state, words.joined(separator: " "), lasting: 60)
         return requests.map { .cancel(request: $0) }

@@ -72,6 +72,11 @@ enum CustomerReducer {
         // What was said about the last customer ("Not extended: …") must not read as this one's.
         state.toasts.removeAll()
         if state.overlay == .extend || state.overlay == .finishTransaction { state.overlay = nil }
+        // An answer begun on the last customer's transaction is not this one's.
+        if state.consumptionForm?.customerLookup != nil {
+            state.consumptionForm = nil
+            if state.overlay == .consumption { state.overlay = nil }
+        }
         // Every pane showing the customer forgets the last one.
         for pane in Panes.all where pane.showsCustomer {
             pane.reset(&state)

@@ -18,6 +18,9 @@ extension CommandID {
 enum GlobalCommands {
     /// q waits for a write's answer; Ctrl-C always quits.
     static func writeInFlight(_ state: ConsoleState) -> String? {
+        if !state.consumptionsInFlight.isEmpty {
+            return "An answer to a refund request is waiting for Apple's answer. Ctrl-C quits anyway: the write stays open in the audit ledger."
+        }
         if state.caseNotes.adding > 0, state.extensionsInFlight.isEmpty, state.finishesInFlight.isEmpty {
             return "A case note is being kept; q works once it is. Ctrl-C quits anyway, and the note may be lost."
         }
@@ -45,10 +48,12 @@ enum GlobalCommands {
         },
         KeyCommand(.paneNext, "Next pane", keys: [.tab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: 1) },
         KeyCommand(.panePrevious, "Previous pane", keys: [.backTab], context: .global) { state, _ in ConsoleReducer.switchPane(&state, by: -1) },
-        KeyCommand(.paneJump, "Go to pane 1-\(Panes.all.count)", keys: (1...min(9, Panes.all.count)).map { .character(Character(String($0))) },
-                       context: .global, keyLabel: "1-\(min(9, Panes.all.count))") { state, key in
-            guard case .character(let c) = key, let number = Int(String(c)), Panes.all.indices.contains(number - 1) else { return [] }
-            state.pane = Panes.all[number - 1].pane
+        // The tenth pane is 0, as the key after 9 on the keyboard.
+        KeyCommand(.paneJump, "Go to pane 1-\(min(9, Panes.all.count))\(Panes.all.count > 9 ? ", 0" : "")",
+                       keys: (0..<min(10, Panes.all.count)).map { .character(Character(String(($0 + 1) % 10))) },
+                       context: .global, keyLabel: "1-\(min(9, Panes.all.count))\(Panes.all.count > 9 ? ",0" : "")") { state, key in
+            guard case .character(let c) = key, let digit = Int(String(c)), Panes.all.indices.contains((digit + 9) % 10) else { return [] }
+            state.pane = Panes.all[(digit + 9) % 10].pane
             return ConsoleReducer.paneOpened(&state)
         },
         KeyCommand(.appLookup, "Look up an ID", keys: [.character("i")], context: .global, inFooter: true) { state, _ in

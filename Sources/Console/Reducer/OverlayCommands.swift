@@ -30,7 +30,7 @@ enum OverlayCommands {
         },
         KeyCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
                        inFooter: true, footerLabel: "Close", perform: close),
-    ] + ExtendReducer.commands + FinishReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
+    ] + ExtendReducer.commands + FinishReducer.commands + ConsumptionReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
 
     /// The context of the dialog on screen.
     static func context(_ state: ConsoleState) -> ActionContext? {
@@ -40,6 +40,7 @@ enum OverlayCommands {
         case .doctor?: return .doctor
         case .extend?: return state.extendForm?.confirming == true ? .extendConfirm : .extendForm
         case .finishTransaction?: return .finishConfirm
+        case .consumption?: return state.consumptionForm?.confirming == true ? .consumptionConfirm : .consumptionForm
         case .unresolvedWrite?: return .unresolvedWrite
         case nil: return nil
         }
@@ -57,7 +58,11 @@ enum OverlayCommands {
             return []
         }
         guard let command = state.keymap.lookup(key, in: [context]) else {
-            return context == .extendForm ? ExtendReducer.type(&state, key) : []
+            switch context {
+            case .extendForm: return ExtendReducer.type(&state, key)
+            case .consumptionForm: return ConsumptionReducer.type(&state, key)
+            default: return []
+            }
         }
         return ConsoleReducer.perform(&state, command, key)
     }

@@ -16,6 +16,8 @@ public enum ConsoleAction: Sendable {
     case extensionReviewed(request: Int, Result<ExtensionReview, DisplayError>)
     case extended(request: Int, WriteResult<ExtendRenewalDateResponse>)
     case transactionFinished(request: Int, WriteResult<NoContent>)
+    /// The outcome of an answer to a refund request.
+    case consumptionAnswered(request: Int, WriteResult<NoContent>)
     /// A write of an earlier session was closed by the agent (or could not be).
     case writeResolved(requestIdentifier: String, Result<Void, DisplayError>)
     /// The answer of a `PaneTask`, for the pane that started it.
@@ -35,6 +37,9 @@ public enum ConsoleEffect: Sendable, Equatable {
     case extend(request: Int, ExtendTarget)
     /// Sends a confirmed Finish Transaction through the ledger (the runner makes its identifier).
     case finishTransaction(request: Int, FinishTarget)
+    /// Sends a confirmed answer to a refund request through the ledger, stopped when anyone
+    /// answered it since the agent looked, or its 12 hours ended.
+    case answerConsumption(request: Int, ConsumptionTarget)
     /// Records that the agent closed an earlier write with no known outcome.
     case resolveWrite(UnresolvedWrite, note: String)
     /// Work a pane describes itself; its answer comes back as `.answer` to that pane.

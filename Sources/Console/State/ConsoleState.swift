@@ -103,6 +103,8 @@ public enum Overlay: Sendable, Equatable {
     case doctor
     /// The confirmation of a Finish Transaction.
     case finishTransaction
+    /// The answer to a refund request (Send Consumption Information), then its confirmation.
+    case consumption
 }
 
 public struct ToastMessage: Sendable, Equatable {
@@ -159,6 +161,12 @@ public struct ConsoleState: Sendable {
     public var finishConfirmation: FinishTarget?
     /// Finish Transactions on their way, by request.
     public var finishesInFlight: [Int: FinishTarget] = [:]
+    /// The answer to a refund request being filled in or confirmed.
+    public var consumptionForm: ConsumptionForm?
+    /// Answers to refund requests on their way, by request.
+    public var consumptionsInFlight: [Int: ConsumptionTarget] = [:]
+    /// The profile's refund preference (`refund_preference`), suggested in every answer.
+    public var appRefundPreference: RefundPreference?
 
     /// Which keys trigger which commands (the config file may rebind them).
     public var keymap = Keymap.standard

@@ -36,6 +36,8 @@ public struct PaneDescription: Sendable {
     /// What `r` does, and its word in the footer.
     let refresh: Reduce
     public let refreshTitle: String
+    /// What Enter does on a row, in the footer, when it is not opening the details.
+    public let openTitle: String?
     /// Answers of the tasks this pane started; no other pane's.
     let answers: PaneAnswers
     /// Marks what was loading as stopped, after Esc cancelled its requests.
@@ -69,7 +71,7 @@ public struct PaneDescription: Sendable {
         reset: @escaping @Sendable (inout ConsoleState) -> Void = { _ in },
         input: (@Sendable (inout ConsoleState, Key) -> [ConsoleEffect])? = nil,
         intercept: @escaping @Sendable (inout ConsoleState, Key, KeyCommand?) -> [ConsoleEffect]? = { _, _, _ in nil },
-        scrolled: @escaping Reduce = { _ in [] }
+        scrolled: @escaping Reduce = { _ in [] }, openTitle: String? = nil
     ) {
         self.pane = pane
         self.title = title
@@ -94,6 +96,7 @@ public struct PaneDescription: Sendable {
         self.input = input
         self.intercept = intercept
         self.scrolled = scrolled
+        self.openTitle = openTitle
     }
 
     /// Whether the pane is a list of rows (list keys, filter, details).

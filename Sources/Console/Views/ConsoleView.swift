@@ -29,6 +29,7 @@ public enum ConsoleView {
         case .help: HelpOverlay.render(state, theme, area, &buffer)
         case .extend: ExtendOverlay.render(state, theme, area, &buffer)
         case .finishTransaction: FinishOverlay.render(state, theme, area, &buffer)
+        case .consumption: ConsumptionOverlay.render(state, theme, area, &buffer)
         case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
         case .message: MessageOverlay.render(state, theme, area, &buffer)
         case .doctor: DoctorOverlay.render(state, theme, area, &buffer)
@@ -106,7 +107,8 @@ public enum ConsoleView {
             }
         } else if let (request, description) = state.inFlight.sorted(by: { $0.key < $1.key }).first {
             let progress = state.progress[request].map { " (\($0))" } ?? ""
-            let stop = state.extensionsInFlight[request] == nil ? "Esc stops" : "waiting for Apple's answer"
+            let isWrite = state.extensionsInFlight[request] != nil || state.finishesInFlight[request] != nil || state.consumptionsInFlight[request] != nil
+            let stop = isWrite ? "waiting for Apple's answer" : "Esc stops"
             buffer.write(truncating: "\(Spinner.frame(state.tick)) \(description)\(progress)…  \(stop)", x: area.x + 1, y: area.y, width: area.width - 2, style: theme[.info])
         } else if let filter = state.filters[state.pane] {
             let noun = state.current.rowNoun ?? "rows"
@@ -146,7 +148,8 @@ public enum ConsoleView {
             for command in state.keymap.commands where command.context == context && command.inFooter && shown(command) {
                 if command.unavailableReason(state) != nil { continue }
                 let first = command.keys.first?.name ?? ""
-                let label = command.id == .appRefresh ? state.current.refreshTitle : command.footerLabel ?? command.title
+                let label = command.id == .appRefresh ? state.current.refreshTitle
+                    : command.id == .listOpen ? state.current.openTitle ?? command.title : command.footerLabel ?? command.title
                 if let last = hints.last, last.label == label, mergeable {
                     // Neighbours with one word share a hint, by their first keys: "←/→ Reason".
                     hints[hints.count - 1].key = hints[hints.count - 1].key.split(separator: "/").first.map(String.init)! + "/" + first

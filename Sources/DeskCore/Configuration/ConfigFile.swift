@@ -37,6 +37,7 @@ public struct ConfigFile: Sendable, Equatable {
 
     static let profileKeys: Set<String> = [
         "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store", "agent",
+        "refund_preference",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -129,6 +130,14 @@ public struct ConfigFile: Sendable, Equatable {
             profile.store = text.hasPrefix("~/") ? expandHome(text, home: home) : text
         }
         if let text = try string("agent") { profile.agent = try ProfileParsing.agent(text, source: where_("agent")) }
+        if let text = try string("refund_preference") {
+            // Written as Apple's value or as the command line's word: "DECLINE", "grant-full".
+            let preference = RefundPreference(text.uppercased().replacingOccurrences(of: "-", with: "_"))
+            guard preference.isKnown else {
+                throw .invalidValue(source: where_("refund_preference"), detail: "must be decline, grant-full or grant-prorated")
+            }
+            profile.refundPreference = preference
+        }
         return profile
     }
 

@@ -25,6 +25,11 @@ public struct Profile: Sendable, Equatable {
     /// The name the audit ledger and case notes give this agent; default the login name.
     public var agent: String?
 
+    /// The refund preference the app states when it answers Apple's refund requests
+    /// (`refund_preference`): suggested in the console's answer form and used by `iapdesk consumption`
+    /// when no --refund-preference is given; nil states none.
+    public var refundPreference: RefundPreference?
+
     /// `agent`, else the login name.
     public var agentName: String { agent ?? WriteContext.loginName }
 

@@ -106,12 +106,13 @@ public struct Tabs: Widget {
         self.selectedStyle = selectedStyle
     }
 
-    /// The label of each tab at `width`: narrow screens shorten every title evenly, keeping the numbers.
+    /// The label of each tab at `width`: narrow screens shorten every title evenly, keeping the
+    /// numbers (the tenth tab's is 0, the digit key after 9).
     public static func labels(_ titles: [String], width: Int) -> [String] {
-        let full = titles.enumerated().map { " \($0.offset + 1) \($0.element) " }
+        let full = titles.enumerated().map { " \(($0.offset + 1) % 10) \($0.element) " }
         guard full.map({ TextWidth.of($0) }).reduce(0, +) > width, !titles.isEmpty else { return full }
         let room = max(0, width / titles.count - 4)
-        return titles.enumerated().map { " \($0.offset + 1) \(TextWidth.truncate($0.element, to: room, ellipsis: false)) " }
+        return titles.enumerated().map { " \(($0.offset + 1) % 10) \(TextWidth.truncate($0.element, to: room, ellipsis: false)) " }
     }
 
     /// The tab under column `x` (relative to the bar's left edge), if any.

@@ -94,27 +94,7 @@ struct RefundRequestsCommand: AsyncParsableCommand {
     /// The CONSUMPTION_REQUESTs and decisions the store received (verified when they arrived).
     private func storedSightings(_ session: Session, window: Range<Date>, notes: inout [String]) async -> [RefundRequests.Sighting] {
         do {
-            let location = try await StoreAccess.resolve(storeOptions, session: session).location
-            return try await StoreAccess.with(location) { store in
-                var found: [RefundRequests.Sighting] = []
-                for type in ["CONSUMPTION_REQUEST", "REFUND", "REFUND_DECLINED"] {
-                    for stored in try await store.notifications(NotificationFilter(since: window.lowerBound, type: type))
-                    where stored.verdict == "verified" && (stored.environment == nil || stored.environment == session.environment.rawValue) {
-                        guard let payload = stored.decodedPayload,
-                              let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
-                              let data = object["data"] as? [String: Any]
-                        else { continue }
-                        let transaction = (data["signedTransactionInfo"] as? String).flatMap {
-                            SignedDataInspector.decodeUnverified($0, as: TransactionPayload.self, reason: "verified on arrival").payload
-                        }
-                        found.append(RefundRequests.Sighting(
-                            notificationUUID: stored.notificationUUID, type: NotificationType(type), signedDate: stored.signedDate ?? stored.firstReceivedAt,
-                            transaction: transaction, reason: (data["consumptionRequestReason"] as? String).map(ConsumptionRequestReason.init),
-                            environment: stored.environment, fromApple: false))
-                    }
-                }
-                return found
-            }
+            return try await RefundQueue.stored(session, storeOptions: storeOptions, window: window)
         } catch {
             notes.append("the store's received notifications are left out: \(error)")
             return []

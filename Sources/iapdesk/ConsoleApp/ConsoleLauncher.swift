@@ -53,6 +53,7 @@ enum ConsoleLauncher {
             profileName: session.profile.name, environment: session.environment, isDemo: isDemo,
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         state.now = Date()
+        state.appRefundPreference = session.profile.refundPreference
         do {
             // The profile's file as the session read it; the demo reads it only for its keys.
             state.keymap = try keymap(try session.configFile ?? loader.loadFile(path: configPath))

@@ -1,0 +1,145 @@
+import AppStoreServerAPI
+@testable import Console
+import DemoServer
+@testable import DeskCore
+import Foundation
+import TerminalUI
+import Testing
+
+/// The refund-request queue (pane 0) against the demo server, and the answer form from the queue
+/// and from a customer's transaction: Apple's rules refuse locally, a confirmed answer goes
+/// through the audit ledger once.
+@Suite(.serialized) struct RefundRequestsPaneTests {
+    /// Opens the queue without a customer and waits for it; the clock is set from the requests so
+    /// the time left reads the same on every run.
+    func openQueue(_ harness: ConsoleHarness) async throws -> [RefundRequest] {
+        harness.send(.escape)
+        harness.send(.character("0"))
+        #expect(harness.state.pane == .refundRequests)
+        try await harness.settle()
+        let queue = try #require(harness.state.refundRequests.queue)
+        let soonest = try #require(queue.requests.filter { $0.state(now: harness.state.now) == .pending }.min { $0.deadline < $1.deadline })
+        harness.state.now = soonest.deadline.addingTimeInterval(-(19 * 60 + 30))
+        harness.state.refundRequests.queue?.readAt = harness.state.now
+        return queue.requests
+    }
+
+    func answers(_ harness: ConsoleHarness) -> [ConsumptionTarget] {
+        harness.effects.compactMap { effect -> ConsumptionTarget? in
+            if case .answerConsumption(_, let target) = effect { return target } else { return nil }
+        }
+    }
+
+    @Test func theQueueLoadsWithoutACustomerAndTellsEveryState() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        let requests = try await openQueue(harness)
+        let now = harness.state.now
+        #expect(harness.state.customer == nil)
+        #expect(Set(requests.map { $0.state(now: now) }).isSuperset(of: [.pending, .refunded, .declined]))
+        // Pending first, the least time left on top, coloured as urgent (under 1 h) or not (11 h).
+        let rows = RefundRequestsPane.rows(harness.state)
+        #expect(rows.prefix(2).allSatisfy { $0.state(now: now) == .pending })
+        #expect(RefundRequestsView.urgency(rows[0], now: now) == .error)
+        #expect(RefundRequestsView.timeLeft(rows[0], now: now) == "19 min")
+        #expect(RefundRequestsView.urgency(rows[1], now: now) == nil)
+        let screen = harness.screen(width: 80, height: 24)
+        #expect(screen.contains("0 Asks"), "the tab says its key")
+        #expect(screen.contains("2 waiting for an answer"), "\(screen)")
+        #expect(screen.contains("declined by A"), "\(screen)")
+        #expect(screen.contains("Unsatisfied with purchase"), "the selected request is told in full: \(screen)")
+        ScreenSnapshotTests().check(harness, "refund-requests")
+        // f: pending only.
+        harness.send(.character("f"))
+        #expect(RefundRequestsPane.rows(harness.state).allSatisfy { $0.state(now: now) == .pending })
+        // Enter opens the customer Apple asked about.
+        harness.send(.enter)
+        try await harness.settle()
+        #expect(harness.state.customer?.query == rows[0].transactionId)
+        #expect(harness.state.pane == .customer)
+        // Tiny terminals draw without crashing.
+        harness.send(.character("0"))
+        for (width, height) in [(40, 12), (20, 6), (1, 1)] { _ = harness.screen(width: width, height: height) }
+    }
+
+    @Test func anAnswerFromTheQueueIsConfirmedAsSentAndLedgeredOnce() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        _ = try await openQueue(harness)
+        let request = try #require(RefundRequestsPane.rows(harness.state).first)
+        harness.send(.character("a"))
+        #expect(harness.state.overlay == .consumption)
+        ScreenSnapshotTests().check(harness, "refund-answer-form", sizes: [(80, 24)])
+        // Without consent Enter refuses with Apple's code, and nothing is sent.
+        harness.send(.enter)
+        #expect(harness.state.consumptionForm?.refusals.map(\.rule) == [.noConsent])
+        #expect(harness.screen(width: 80, height: 24).contains("4000035"))
+        #expect(answers(harness).isEmpty)
+        // The consent line, then the share typed: 30 %.
+        for _ in 0..<4 { harness.send(.down) }
+        harness.send(.character(" "))
+        #expect(harness.state.consumptionForm?.answer.customerConsented == true)
+        for _ in 0..<3 { harness.send(.up) }
+        harness.type("30")
+        harness.send(.enter)
+        let form = try #require(harness.state.consumptionForm)
+        #expect(form.confirming, "\(form.refusals)")
+        let screen = harness.screen(width: 80, height: 24)
+        #expect(screen.contains("PUT /inApps/v2/transactions/consumption/\(request.transactionId ?? "")"), "\(screen)")
+        #expect(screen.contains(#""consumptionPercentage":30000"#), "the body as it is sent: \(screen)")
+        ScreenSnapshotTests().check(harness, "refund-answer-confirm", sizes: [(80, 24)])
+        harness.send(.enter)
+        try await harness.settle()
+        #expect(answers(harness).count == 1)
+        let lines = try await harness.writes.ledger.entries().filter { $0.write == WriteKind.consumption.rawValue }
+        #expect(lines.map(\.event) == [.intent, .outcome])
+        #expect(lines.last?.outcome == .applied)
+        #expect(lines.first?.body?.contains(#""customerConsented":true"#) == true)
+        // The queue was read again: answered, by this agent, and not answerable twice.
+        let answered = try #require(harness.state.refundRequests.queue?.requests.first { $0.notificationUUID == request.notificationUUID })
+        #expect(answered.state(now: harness.state.now) == .answered)
+        #expect(answered.answer?.agent == "test")
+        guard case .refused(let refusal) = ConsumptionRules.requestState(
+            request.transactionId ?? "", requests: harness.state.refundRequests.queue?.requests ?? [], now: harness.state.now)
+        else {
+            Issue.record("an answered request is answerable again")
+            return
+        }
+        #expect(refusal.rule == .alreadyAnswered)
+        #expect(PaneRows.selected(RefundRequestsPane.rows(harness.state), harness.state, .refundRequests)?.notificationUUID != request.notificationUUID
+            || ActionRegistry.all.first { $0.id == .refundRequestsAnswer }?.unavailableReason(harness.state) != nil)
+    }
+
+    @Test func aTransactionAppleDidNotAskAboutIsRefusedFromTheTransactionsPane() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.type("MK5TTTVWJH")
+        harness.send(.enter)
+        try await harness.settle()
+        harness.send(.character("5"))
+        harness.send(.character("c"))
+        #expect(harness.state.overlay == .consumption)
+        #expect(harness.state.consumptionForm?.readingQueue == true, "the requests are read first, for the deadline")
+        try await harness.settle()
+        let form = try #require(harness.state.consumptionForm)
+        #expect(form.request == nil)
+        #expect(form.refusals.map(\.rule) == [.notRequested])
+        for _ in 0..<4 { harness.send(.down) }
+        harness.send(.character(" "))
+        harness.send(.enter)
+        #expect(harness.state.consumptionForm?.confirming == false)
+        #expect(harness.state.consumptionForm?.refusals.map(\.rule) == [.notRequested])
+        #expect(harness.screen(width: 80, height: 24).contains("Apple has not asked"))
+        #expect(answers(harness).isEmpty)
+        #expect(try await harness.writes.ledger.entries().isEmpty, "nothing reached the ledger, so nothing reached Apple")
+    }
+
+    @Test func aReadOnlyProfileAnswersNothing() async throws {
+        let harness = try await ConsoleHarness.start(readOnly: true)
+        defer { Task { await harness.stop() } }
+        _ = try await openQueue(harness)
+        harness.send(.character("a"))
+        #expect(harness.state.overlay == nil)
+        #expect(harness.state.consumptionForm == nil)
+    }
+}
