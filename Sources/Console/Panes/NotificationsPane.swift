@@ -65,7 +65,7 @@ enum NotificationsAnswer: PaneAnswer {
 /// Apple's notification history of the app with every send attempt, and test notifications.
 enum NotificationsPane {
     static let description = PaneDescription(
-        pane: .notifications, title: "Notifications", shortTitle: "Notifs", rowNoun: "notifications", showsCustomer: false,
+        pane: .notifications, title: "Notifications", shortTitle: "Ntfs", rowNoun: "notifications", showsCustomer: false,
         commands: commands, colonCommands: colonCommands,
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .notifications)?.payload?.notificationUUID },

@@ -9,7 +9,7 @@ extension Pane {
 /// The purchases on the order that was looked up (loaded by the Customer pane).
 enum OrderPane {
     static let description = PaneDescription(
-        pane: .orders, title: "Order", rowNoun: "transactions",
+        pane: .orders, title: "Order", shortTitle: "Ord", rowNoun: "transactions",
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .orders)?.payload?.transactionId },
         rowIDs: { rows($0).map { $0.payload?.transactionId } },

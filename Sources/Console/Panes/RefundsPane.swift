@@ -9,7 +9,7 @@ extension Pane {
 /// The customer's refunded purchases (loaded by the Customer pane).
 enum RefundsPane {
     static let description = PaneDescription(
-        pane: .refunds, title: "Refunds", rowNoun: "refunds",
+        pane: .refunds, title: "Refunds", shortTitle: "Rfnd", rowNoun: "refunds",
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .refunds)?.payload?.transactionId },
         rowIDs: { rows($0).map { $0.payload?.transactionId } },
