@@ -396,7 +396,7 @@ import Testing
     @Test func clicksSwitchPanesAndSelectRows() {
         var state = fresh()
         _ = ConsoleReducer.reduce(&state, .screenSize(width: 120, height: 36))
-        let labels = Tabs.labels(Panes.all.map(\.title), width: 120)
+        let labels = Tabs.labels(Panes.tabTitles(width: 120), width: 120)
         let subscriptionsX = labels.prefix(3).map { TextWidth.of($0) }.reduce(0, +) + 2
         _ = ConsoleReducer.reduce(&state, .key(.click(x: subscriptionsX, y: 1)))
         #expect(state.pane == .subscriptions)
