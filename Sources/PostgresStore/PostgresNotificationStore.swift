@@ -139,17 +139,24 @@ public final class PostgresNotificationStore: NotificationStore {
         do {
             return try await client.withTransaction(logger: Self.logger) { connection in
                 try await Self.lockArrivals(connection)
-                var results: [Result<RecordOutcome, any Error>] = []
-                for delivery in deliveries {
-                    try await connection.query("SAVEPOINT delivery", logger: Self.logger)
-                    do {
-                        results.append(.success(try await Self.insert(delivery, on: connection)))
-                        try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
-                    } catch {
-                        try await connection.query("ROLLBACK TO SAVEPOINT delivery", logger: Self.logger)
-                        try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
-                        results.append(.failure(self.storeError(error)))
+                var results: [Result<RecordOutcome, any Error>]
+                // The whole batch in one statement per round; a batch holding one delivery the
+                // server refuses (a NUL in a text, ...) goes again a delivery at a time, so that only
+                // that one fails.
+                try await connection.query("SAVEPOINT batch", logger: Self.logger)
+                do {
+                    var outcomes = [RecordOutcome?](repeating: nil, count: deliveries.count)
+                    for round in Self.rounds(deliveries) {
+                        for (index, outcome) in zip(round, try await Self.insertRound(round.map { deliveries[$0] }, on: connection)) {
+                            outcomes[index] = outcome
+                        }
                     }
+                    try await connection.query("RELEASE SAVEPOINT batch", logger: Self.logger)
+                    results = outcomes.map { outcome in outcome.map { .success($0) } ?? .failure(StoreFailure("the delivery was not recorded")) }
+                } catch {
+                    try await connection.query("ROLLBACK TO SAVEPOINT batch", logger: Self.logger)
+                    try await connection.query("RELEASE SAVEPOINT batch", logger: Self.logger)
+                    results = try await self.writeOneByOne(deliveries, on: connection)
                 }
                 try await Self.indexAccounts(of: zip(deliveries, results).filter { if case .success = $1 { true } else { false } }.map(\.0), on: connection)
                 return results
@@ -159,6 +166,23 @@ public final class PostgresNotificationStore: NotificationStore {
             let failure = storeError(error)
             return deliveries.map { _ in .failure(failure) }
         }
+    }
+
+    /// Each delivery in a savepoint of its own: one that fails is rolled back alone.
+    private func writeOneByOne(_ deliveries: [NotificationDelivery], on connection: PostgresConnection) async throws -> [Result<RecordOutcome, any Error>] {
+        var results: [Result<RecordOutcome, any Error>] = []
+        for delivery in deliveries {
+            try await connection.query("SAVEPOINT delivery", logger: Self.logger)
+            do {
+                results.append(.success(try await Self.insert(delivery, on: connection)))
+                try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
+            } catch {
+                try await connection.query("ROLLBACK TO SAVEPOINT delivery", logger: Self.logger)
+                try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
+                results.append(.failure(storeError(error)))
+            }
+        }
+        return results
     }
 
     /// The batch's links in one statement. The index only saves a later lookup: a failure to write
