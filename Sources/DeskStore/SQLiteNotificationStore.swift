@@ -128,6 +128,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         quarantineBounds,
         // 6: the account index, from the app's customer IDs to original transaction IDs.
         accountIndexSchema,
+        // 7: the consumption policy's per-customer overrides and its claims on refund requests.
+        refundPolicySchema,
     ]
 
     public static var schemaVersion: Int { migrations.count }

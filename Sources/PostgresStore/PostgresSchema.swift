@@ -113,6 +113,8 @@ enum PostgresSchema {
         PostgresNotificationStore.quarantineBounds,
         // 6: the account index, from the app's customer IDs to original transaction IDs.
         PostgresNotificationStore.accountIndexSchema,
+        // 7: the consumption policy's per-customer overrides and its claims on refund requests.
+        PostgresNotificationStore.refundPolicySchema,
     ]
 
     static var version: Int { migrations.count }
