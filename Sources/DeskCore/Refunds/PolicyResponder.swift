@@ -44,6 +44,8 @@ public final class PolicyResponder: Sendable {
             case settled
             /// Its answer may have left before a receiver stopped: closed without sending again.
             case unknown
+            /// Claimed from a receiver that stopped before it finished.
+            case takenOver = "taken-over"
         }
 
         public var time: Date
@@ -207,7 +209,7 @@ public final class PolicyResponder: Sendable {
             }
             switch result {
             case .claimed(_, let previous):
-                if let previous { emit(.retrying, policyCase, uuid, "taken over from \(previous), which stopped before it finished") }
+                if let previous { emit(.takenOver, policyCase, uuid, "taken over from \(previous), which stopped before it finished") }
                 return true
             case .settled(let claim):
                 finish(uuid)
