@@ -90,6 +90,9 @@ public final class PolicyResponder: Sendable {
         self.log = log
     }
 
+    /// Where the answers are recorded, for messages.
+    public var ledgerLocation: String { context.ledger.location }
+
     /// `policy:refunds.toml@host:pid:nonce`: who holds a claim, and whether it is a process of this machine.
     public static func claimant(for policy: RefundPolicy) -> String {
         "\(policy.agent)@\(ProcessInfo.processInfo.hostName):\(getpid()):\(UUID().uuidString.prefix(8).lowercased())"
@@ -142,7 +145,8 @@ public final class PolicyResponder: Sendable {
         }
     }
 
-    /// Stops the sweep and every answer under way (a claim left is taken over when its lease ends).
+    /// Stops the sweep and the waits between attempts; an answer on the wire is let finish (within
+    /// `attemptTimeout`). A claim left is taken over when its lease ends.
     public func stop() async {
         sweeper.withLock { $0 }?.cancel()
         let tasks = running.withLock { Array($0.values) }
@@ -300,14 +304,19 @@ public final class PolicyResponder: Sendable {
                 let lines = (try? await ledger.writes())?.last { $0.requestIdentifier == identifier && $0.account == account }?.lines.count ?? 0
                 return lines == seen ? nil : "changed meanwhile: another receiver wrote this answer's ledger lines"
             }
-            let result = await Deadline.$current.withValue(Deadline(seconds: settings.attemptTimeout)) {
-                await LedgeredWriter.send(
-                    endpoint, requestIdentifier: identifier, write: .consumption, subject: subject, resend: own != nil, client: client,
-                    context: context, now: self.now, guardedBy: sendGuard)
-            }
+            // Not cancelled by a stop: an answer on the wire finishes (within the attempt's time) and
+            // its outcome is written, rather than leaving a write nobody knows the end of.
+            let (client, context, timeout, clock) = (client, context, settings.attemptTimeout, self.now)
+            let result = await Task {
+                await Deadline.$current.withValue(Deadline(seconds: timeout)) {
+                    await LedgeredWriter.send(
+                        endpoint, requestIdentifier: identifier, write: .consumption, subject: subject, resend: own != nil, client: client,
+                        context: context, now: clock, guardedBy: sendGuard)
+                }
+            }.value
             switch result {
             case .applied:
-                return await settle(.answered, .answered, "answered: \(RefundPolicyDecision.describe(body))\(because)")
+                return await settle(.answered, .answered, "Apple accepted: \(RefundPolicyDecision.describe(body))\(because)")
             case .refused(let error):
                 guard case .server(let failure) = error, failure.status == 429 else {
                     return await settle(.failed, .failed, "Apple refused the answer: \(error.summary)")
