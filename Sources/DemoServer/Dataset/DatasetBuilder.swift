@@ -296,6 +296,7 @@ struct DatasetBuilder {
             }
         }
         payload.data = body
+        if type == .refund || type == .refundDeclined, let transactionId { data.refundDecisions[transactionId] = date }
         record(payload, customer: customer, delivery: delivery)
     }
 
