@@ -62,10 +62,11 @@ public struct DemoSeededAnswer: Sendable, Equatable {
 }
 
 extension DemoEnvironmentData {
-    /// Keeps an accepted answer for the decision to come; false when Apple decided on the
-    /// transaction already (a second answer changes nothing).
+    /// Keeps an accepted answer for the decision to come; false when Apple did not ask about the
+    /// transaction (no refund request in the history: nothing to decide) or decided on it already
+    /// (a second answer changes nothing).
     mutating func acceptConsumption(_ transactionId: String, _ outcome: DemoRefundOutcome, at date: Date) -> Bool {
-        guard refundDecisions[transactionId] == nil, transactions[transactionId] != nil else { return false }
+        guard refundRequests[transactionId] != nil, refundDecisions[transactionId] == nil, transactions[transactionId] != nil else { return false }
         if consumptionAnswers[transactionId] == nil { consumptionAnswers[transactionId] = DemoConsumptionAnswer(date: date, outcome: outcome) }
         return true
     }
