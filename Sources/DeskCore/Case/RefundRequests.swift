@@ -27,6 +27,8 @@ public struct RefundRequest: Sendable, Equatable {
         public var state: String
         public var applied: Bool
         public var refundPreference: String?
+        /// False while the answer may have reached Apple without its outcome being known.
+        public var resolved = true
     }
 
     /// Apple's decision, from the REFUND, REFUND_DECLINED or REFUND_REVERSED notification after it.
@@ -50,6 +52,8 @@ public struct RefundRequest: Sendable, Equatable {
     public var receivedHere = false
     public var answer: Answer?
     public var decision: Decision?
+    /// The transaction as the request carried it (its type, ownership, account token).
+    public var transaction: TransactionPayload?
 
     public var deadline: Date { requestedAt.addingTimeInterval(RefundRequests.answerWindow) }
 
@@ -117,7 +121,7 @@ public enum RefundRequests {
                 notificationUUID: sighting.notificationUUID, transactionId: sighting.transaction?.transactionId,
                 originalTransactionId: sighting.transaction?.originalTransactionId, productId: sighting.transaction?.productId,
                 price: sighting.transaction?.price, currency: sighting.transaction?.currency, reason: sighting.reason, requestedAt: sighting.signedDate,
-                environment: sighting.environment)
+                environment: sighting.environment, transaction: sighting.transaction)
             if sighting.fromApple { request.inAppleHistory = true } else { request.receivedHere = true }
             requests[sighting.notificationUUID] = request
         }
@@ -135,7 +139,8 @@ public enum RefundRequests {
             if let write = answers.last(where: { $0.intent.path.hasSuffix("/" + transaction) && $0.intent.time >= request.requestedAt.addingTimeInterval(-60) }) {
                 request.answer = RefundRequest.Answer(
                     time: write.lastOutcome?.time ?? write.intent.time, agent: write.intent.agent, state: write.stateLabel,
-                    applied: write.lastOutcome?.outcome == .applied, refundPreference: refundPreference(write.intent.body))
+                    applied: write.lastOutcome?.outcome == .applied, refundPreference: refundPreference(write.intent.body),
+                    resolved: write.isResolved)
             }
             requests[uuid] = request
         }
