@@ -179,6 +179,19 @@ import Testing
         }
     }
 
+    @Test func whatAppleWouldRefuseIsNotSent() throws {
+        let policy = try RefundPolicy.parse("consent = \"app-terms\"\nrefund_preference = \"decline\"\n", name: "p.toml")
+        var shared = policyCase()
+        shared.transaction?.inAppOwnershipType = .familyShared
+        guard case .skip(let why) = policy.decide(shared, overrides: [], now: now).action else {
+            Issue.record("a family member's shared access takes no answer")
+            return
+        }
+        #expect(why.contains("4000185"))
+        // The request's own transaction is used when none is given.
+        #expect(RefundPolicyCase(request: policyCase().request).transaction?.productId == "com.example.coins.100")
+    }
+
     @Test func productPatternsMatchAsGlobs() {
         #expect(RefundPolicy.Rule.glob("com.example.*", matches: "com.example.coins.100"))
         #expect(RefundPolicy.Rule.glob("*.100", matches: "com.example.coins.100"))

@@ -207,9 +207,10 @@ public struct RefundPolicyCase: Sendable, Equatable {
     public var request: RefundRequest
     public var transaction: TransactionPayload?
 
-    public init(request: RefundRequest, transaction: TransactionPayload?) {
+    /// `transaction` defaults to the one the request carried.
+    public init(request: RefundRequest, transaction: TransactionPayload? = nil) {
         self.request = request
-        self.transaction = transaction
+        self.transaction = transaction ?? request.transaction
     }
 
     var appAccountToken: String? { transaction?.appAccountToken?.lowercased() }
@@ -278,9 +279,6 @@ extension RefundPolicy {
             return skip("the policy names no source of the customer's consent (consent = \"app-terms\"): it never sends without one")
         }
         guard request.transactionId != nil else { return skip("the request names no transaction") }
-        if policyCase.transaction?.inAppOwnershipType == .familyShared {
-            return skip("a family-shared transaction: Apple takes no consumption information for it (4000185)")
-        }
         because.append("consent: \(consent.words)")
         var answer = RefundPolicy.builtIn.overlaid(by: defaults)
         because.append("default: \(defaults.refundPreference?.words ?? "no preference")")
@@ -322,10 +320,13 @@ extension RefundPolicy {
                 share = status == .delivered ? Int32((percent * 1000).rounded()) : 0
             }
         }
-        let body = ConsumptionRequest(
-            customerConsented: true, consumptionPercentage: share, deliveryStatus: status,
-            refundPreference: (answer.refundPreference ?? Preference.none).apple, sampleContentProvided: answer.sampleContent ?? false)
-        return RefundPolicyDecision(action: dryRun ? .wouldSend(body) : .send(body), because: because)
+        let body = ConsumptionAnswer(
+            deliveryStatus: status, consumptionPercentage: share, sampleContentProvided: answer.sampleContent ?? false,
+            refundPreference: (answer.refundPreference ?? Preference.none).apple, customerConsented: true)
+        // What Apple would refuse is not sent: the rules the console's form and `consumption` apply.
+        let refusals = ConsumptionRules.bodyRefusals(body, transaction: policyCase.transaction)
+        guard refusals.isEmpty else { return skip("Apple would refuse it: " + refusals.map(\.description).joined(separator: "; ")) }
+        return RefundPolicyDecision(action: dryRun ? .wouldSend(body.body) : .send(body.body), because: because)
     }
 }
 
