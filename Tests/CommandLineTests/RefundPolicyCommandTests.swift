@@ -51,5 +51,10 @@ import Testing
         let refused = try await CommandLineTests().run(["refund-policy", "check", bad], environment: environment)
         #expect(refused.status == 3)
         #expect(refused.stderr.contains("bad.toml line 5, rule[1].refund: unknown key in rule[1]"))
+        // A receiver given it refuses to start, saying the same, before it listens.
+        let listen = try await CommandLineTests().run(["listen", "--demo", "--address", "127.0.0.1:0", "--consumption-policy", bad], environment: environment)
+        #expect(listen.status == 3)
+        #expect(listen.stderr.contains("The consumption policy cannot be used: bad.toml line 5, rule[1].refund"))
+        #expect(!listen.stdout.contains("Listening"))
     }
 }
