@@ -114,6 +114,12 @@ public final class DemoServer: Sendable {
         }
     }
 
+    /// The refund requests the data shows answered already (by the app's policy), with the answers:
+    /// the demo's audit ledger is seeded with them, as if they had been sent.
+    public func seededAnswers(_ environment: AppStoreEnvironment) -> [DemoSeededAnswer] {
+        (try? store.read(environment) { data throws(DemoAPIError) in data.seededAnswers }) ?? []
+    }
+
     /// Builds the dataset, binds the port and returns once the server accepts connections.
     public static func start(_ configuration: Configuration = Configuration()) async throws -> DemoServer {
         var anchor = configuration.anchor ?? Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))

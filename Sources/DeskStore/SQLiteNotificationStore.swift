@@ -130,6 +130,8 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
         accountIndexSchema,
         // 7: what `iapdesk watch` found wrong, open or resolved, and whether each change was announced.
         incidentSchema,
+        // 8: the consumption policy's per-customer overrides and its claims on refund requests.
+        refundPolicySchema,
     ]
 
     public static var schemaVersion: Int { migrations.count }

@@ -115,6 +115,8 @@ enum PostgresSchema {
         PostgresNotificationStore.accountIndexSchema,
         // 7: what `iapdesk watch` found wrong, open or resolved, and whether each change was announced.
         PostgresNotificationStore.incidentSchema,
+        // 8: the consumption policy's per-customer overrides and its claims on refund requests.
+        PostgresNotificationStore.refundPolicySchema,
     ]
 
     static var version: Int { migrations.count }

@@ -32,24 +32,30 @@ final class TOMLTableBuilder {
     }
 
     var origin: Origin
+    /// Where the table was opened (its header, its first dotted key, its inline `{`).
+    var line: Int?
     private(set) var order: [String] = []
     private(set) var entries: [String: Entry] = [:]
+    private var lines: [String: Int] = [:]
 
-    init(_ origin: Origin) {
+    init(_ origin: Origin, line: Int? = nil) {
         self.origin = origin
+        self.line = line
     }
 
-    func set(_ entry: Entry, for key: String) {
+    func set(_ entry: Entry, for key: String, line: Int? = nil) {
         if entries.updateValue(entry, forKey: key) == nil { order.append(key) }
+        if let line, lines[key] == nil { lines[key] = line }
     }
 
     var table: TOMLTable {
         var table = TOMLTable()
+        table.line = line
         for key in order {
             switch entries[key]! {
-            case .value(let value): table.set(value, for: key)
-            case .table(let builder): table.set(.table(builder.table), for: key)
-            case .tables(let builders): table.set(.array(builders.map { .table($0.table) }), for: key)
+            case .value(let value): table.set(value, for: key, line: lines[key])
+            case .table(let builder): table.set(.table(builder.table), for: key, line: lines[key])
+            case .tables(let builders): table.set(.array(builders.map { .table($0.table) }), for: key, line: lines[key])
             }
         }
         return table
@@ -58,13 +64,13 @@ final class TOMLTableBuilder {
 
 extension TOMLParser {
     /// The table a `[path]` or `[[path]]` header opens.
-    mutating func defineTable(_ path: [String], in root: TOMLTableBuilder, isArray: Bool) throws(TOMLError) -> TOMLTableBuilder {
+    mutating func defineTable(_ path: [String], in root: TOMLTableBuilder, isArray: Bool, line: Int) throws(TOMLError) -> TOMLTableBuilder {
         var table = root
         for part in path.dropLast() {
             switch table.entries[part] {
             case nil:
-                let child = TOMLTableBuilder(.implicit)
-                table.set(.table(child), for: part)
+                let child = TOMLTableBuilder(.implicit, line: line)
+                table.set(.table(child), for: part, line: line)
                 table = child
             case .table(let child)?: table = child
             case .tables(let children)?: table = children[children.count - 1]
@@ -72,16 +78,17 @@ extension TOMLParser {
             }
         }
         let last = path[path.count - 1]
-        let child = TOMLTableBuilder(.header)
+        let child = TOMLTableBuilder(.header, line: line)
         switch (table.entries[last], isArray) {
         case (nil, false):
-            table.set(.table(child), for: last)
+            table.set(.table(child), for: last, line: line)
         case (nil, true):
-            table.set(.tables([child]), for: last)
+            table.set(.tables([child]), for: last, line: line)
         case (.tables(let children)?, true):
             table.set(.tables(children + [child]), for: last)
         case (.table(let existing)?, false) where existing.origin == .implicit:
             existing.origin = .header
+            existing.line = line
             return existing
         default:
             throw failure("\(Self.name(path)) is already defined")
@@ -90,13 +97,13 @@ extension TOMLParser {
     }
 
     /// Puts `value` at a key path (`a.b.c = value`) below `table`.
-    mutating func insert(_ value: TOMLValue, at path: [String], in table: TOMLTableBuilder) throws(TOMLError) {
+    mutating func insert(_ value: TOMLValue, at path: [String], in table: TOMLTableBuilder, line: Int) throws(TOMLError) {
         var table = table
         for part in path.dropLast() {
             switch table.entries[part] {
             case nil:
-                let child = TOMLTableBuilder(.dotted)
-                table.set(.table(child), for: part)
+                let child = TOMLTableBuilder(.dotted, line: line)
+                table.set(.table(child), for: part, line: line)
                 table = child
             case .table(let child)? where child.origin == .dotted: table = child
             default: throw failure("\(Self.name(path)): \(part) is already defined")
@@ -104,7 +111,7 @@ extension TOMLParser {
         }
         let last = path[path.count - 1]
         guard table.entries[last] == nil else { throw failure("\(Self.name(path)) is already defined") }
-        table.set(.value(value), for: last)
+        table.set(.value(value), for: last, line: line)
     }
 
     static func name(_ path: [String]) -> String {

@@ -2,6 +2,8 @@
 struct TOMLParser {
     let scalars: [Unicode.Scalar]
     var index = 0
+    /// Lines counted up to `counted.index`: keys are met in order, so counting goes on from there.
+    private var counted = (index: 0, line: 1)
 
     init(_ text: String) {
         scalars = Array(text.unicodeScalars)
@@ -20,6 +22,14 @@ struct TOMLParser {
         return TOMLError(line: line, message: message)
     }
 
+    /// The line of the current position.
+    mutating func currentLine() -> Int {
+        if index < counted.index { counted = (0, 1) }
+        for scalar in scalars[counted.index..<min(index, scalars.count)] where scalar == "\n" { counted.line += 1 }
+        counted.index = min(index, scalars.count)
+        return counted.line
+    }
+
     mutating func document() throws(TOMLError) -> TOMLTable {
         let root = TOMLTableBuilder(.header)
         var table = root
@@ -34,10 +44,11 @@ struct TOMLParser {
                 table = try header(root)
                 try endOfLine()
             default:
+                let line = currentLine()
                 let path = try keyPath()
                 try expect("=", "after the key")
                 skipBlanks()
-                try insert(try value(depth: 0), at: path, in: table)
+                try insert(try value(depth: 0), at: path, in: table, line: line)
                 try endOfLine()
             }
         }
@@ -46,6 +57,7 @@ struct TOMLParser {
 
     /// `[a.b]` or `[[a.b]]`; the brackets of an array of tables are written together.
     private mutating func header(_ root: TOMLTableBuilder) throws(TOMLError) -> TOMLTableBuilder {
+        let line = currentLine()
         index += 1
         let isArray = current == "["
         if isArray { index += 1 }
@@ -55,7 +67,7 @@ struct TOMLParser {
             guard current == "]" else { throw failure("expected ']]' to close the array of tables header") }
             index += 1
         }
-        return try defineTable(path, in: root, isArray: isArray)
+        return try defineTable(path, in: root, isArray: isArray, line: line)
     }
 
     /// Blanks, then a comment or nothing, then the end of the line or of the text.
@@ -175,8 +187,9 @@ struct TOMLParser {
 
     /// `{ a = 1, b.c = 2 }` on one line, without a trailing comma.
     private mutating func inlineTable(depth: Int) throws(TOMLError) -> TOMLValue {
+        let line = currentLine()
         index += 1
-        let table = TOMLTableBuilder(.header)
+        let table = TOMLTableBuilder(.header, line: line)
         skipBlanks()
         if current == "}" {
             index += 1
@@ -186,7 +199,7 @@ struct TOMLParser {
             let path = try keyPath()
             try expect("=", "after the key")
             skipBlanks()
-            try insert(try value(depth: depth + 1), at: path, in: table)
+            try insert(try value(depth: depth + 1), at: path, in: table, line: line)
             skipBlanks()
             if current == "," {
                 index += 1

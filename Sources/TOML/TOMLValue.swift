@@ -40,17 +40,30 @@ extension TOMLValue: Equatable {
     }
 }
 
-/// Keys and their values, in the order the document gives them.
+/// Keys and their values, in the order the document gives them, with the line each key was
+/// written on (for errors about a value that is TOML but not what the reader expects).
 public struct TOMLTable: Sendable, Equatable {
     public private(set) var keys: [String] = []
     private var values: [String: TOMLValue] = [:]
+    private var lines: [String: Int] = [:]
+    /// The line the table was opened on (its `[header]`, `[[header]]` or inline `{`); nil for the root.
+    public internal(set) var line: Int?
 
     public init() {}
 
     public subscript(key: String) -> TOMLValue? { values[key] }
 
-    mutating func set(_ value: TOMLValue, for key: String) {
+    /// The line `key` was written on, when the table was read from text.
+    public func line(of key: String) -> Int? { lines[key] }
+
+    mutating func set(_ value: TOMLValue, for key: String, line: Int? = nil) {
         if values.updateValue(value, forKey: key) == nil { keys.append(key) }
+        if let line { lines[key] = line }
+    }
+
+    /// As documents: where a key was written does not count.
+    public static func == (lhs: TOMLTable, rhs: TOMLTable) -> Bool {
+        lhs.keys == rhs.keys && lhs.values == rhs.values
     }
 }
 

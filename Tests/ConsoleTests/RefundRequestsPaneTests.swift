@@ -45,7 +45,7 @@ import Testing
         #expect(RefundRequestsView.urgency(rows[1], now: now) == nil)
         let screen = harness.screen(width: 80, height: 24)
         #expect(screen.contains("0 Asks"), "the tab says its key")
-        #expect(screen.contains("2 waiting for an answer"), "\(screen)")
+        #expect(screen.contains("3 waiting for an answer"), "\(screen)")
         #expect(screen.contains("declined by A"), "\(screen)")
         #expect(screen.contains("Unsatisfied with purchase"), "the selected request is told in full: \(screen)")
         ScreenSnapshotTests().check(harness, "refund-requests")

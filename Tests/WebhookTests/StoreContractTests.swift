@@ -152,15 +152,23 @@ struct StoreFixture: Sendable {
         let reader = try await fixture.open()
         let uuids = (0..<150).map { "follow-\($0)" }
         let done = Mutex(false)
+        // The writers go in waves, each started only once the reader has polled since the last one
+        // began: the reads fall between and during the writes however fast the store is.
+        let polled = Mutex(0)
+        let waves = 5
         let writing = Task {
             // Done however it ends, so that the reader below stops.
             defer { done.withLock { $0 = true } }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, uuid) in uuids.enumerated() {
-                    let store = writers[index % writers.count]
-                    group.addTask { _ = try await store.record(delivery(uuid)) }
+            for wave in 0..<waves {
+                let start = polled.withLock { $0 }
+                while polled.withLock({ $0 }) == start { try await Task.sleep(for: .milliseconds(1)) }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, uuid) in uuids.enumerated() where index % waves == wave {
+                        let store = writers[index % writers.count]
+                        group.addTask { _ = try await store.record(delivery(uuid)) }
+                    }
+                    try await group.waitForAll()
                 }
-                try await group.waitForAll()
             }
         }
         var seen: Set<String> = []
@@ -171,6 +179,7 @@ struct StoreFixture: Sendable {
             let last = done.withLock { $0 }
             let batch = try await reader.notifications(NotificationFilter(afterDelivery: cursor))
             polls += 1
+            polled.withLock { $0 += 1 }
             for row in batch {
                 seen.insert(row.notificationUUID)
                 cursor = max(cursor, row.lastDeliveryId)
@@ -179,7 +188,7 @@ struct StoreFixture: Sendable {
             if batch.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
         }
         try await writing.value
-        #expect(polls > 2)
+        #expect(polls > waves)
         #expect(seen == Set(uuids))
         for store in writers + [reader] { try await store.close() }
         await fixture.cleanup()

@@ -21,14 +21,17 @@ struct DemoAPI: Sendable {
         self.faults = faults
         self.logger = logger
         self.seeds = seeds
-        self.transactions = TransactionRoutes(store: store)
-        self.notifications = NotificationRoutes(store: store, sender: WebhookSender(timeout: webhookTimeout))
+        let notifications = NotificationRoutes(store: store, sender: WebhookSender(timeout: webhookTimeout), activity: activity)
+        self.notifications = notifications
+        self.transactions = TransactionRoutes(store: store, decisions: RefundDecisionRoutes(store: store, notifications: notifications))
         self.subscriptions = SubscriptionRoutes(store: store, notifications: notifications)
     }
 
-    /// Work an earlier run left under way (a mass extension it did not see complete).
+    /// Work an earlier run left under way (a mass extension it did not see complete, a refund
+    /// request answered and not decided on).
     func resumePendingWork() {
         subscriptions.resumeMassExtensions()
+        transactions.decisions.resumePending()
     }
 
     /// Paths under `/sandbox` are served from the Sandbox data; all others from Production.

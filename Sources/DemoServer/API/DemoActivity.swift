@@ -8,16 +8,23 @@ public enum DemoActivity: Sendable, Equatable {
     case received(method: String, path: String)
     /// Its answer was made (a write applied or refused); it is sent next.
     case answered(method: String, path: String, status: Int)
+    /// The server added a notification to its history (and sends it to the webhook, when one is
+    /// set): an extension's RENEWAL_EXTENDED, Apple's decision on a refund request.
+    case published(notificationType: String, notificationUUID: String)
 
+    /// The request's method; empty for a notification published.
     public var method: String {
         switch self {
         case .received(let method, _), .answered(let method, _, _): return method
+        case .published: return ""
         }
     }
 
+    /// The request's path; empty for a notification published.
     public var path: String {
         switch self {
         case .received(_, let path), .answered(_, let path, _): return path
+        case .published: return ""
         }
     }
 }

@@ -5,6 +5,8 @@ import Foundation
 struct NotificationRoutes: Sendable {
     let store: DemoStore
     let sender: WebhookSender
+    /// Told of each notification added to the history.
+    var activity: DemoActivityFeed?
     static let pageSize = 20
     /// Apple does not say how long a pagination token lives; the demo's last a day.
     static let tokenLifetime: TimeInterval = 86_400
@@ -138,7 +140,9 @@ struct NotificationRoutes: Sendable {
             data.addNotification(note)
             return true
         }
-        guard added == true, let url = store.webhook else { return }
+        guard added == true else { return }
+        activity?.report(.published(notificationType: payload.notificationType?.rawValue ?? "", notificationUUID: uuid))
+        guard let url = store.webhook else { return }
         deliver(signed, to: url, environment: environment, target: .notification(uuid), fault: store.deliveryFaults.next())
     }
 

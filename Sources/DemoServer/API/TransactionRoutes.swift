@@ -4,6 +4,7 @@ import Foundation
 /// Transaction info, history, refunds, app transactions, consumption, account tokens, finishing.
 struct TransactionRoutes {
     let store: DemoStore
+    let decisions: RefundDecisionRoutes
     static let pageSize = 20
 
     func transactionInfo(_ id: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
@@ -101,7 +102,7 @@ struct TransactionRoutes {
             guard (0...100_000).contains(percentage) else { throw .consumptionPercentageOutOfRange }
             if status != .delivered && percentage != 0 { throw .undeliveredConsumptionPercentageNonZero }
         }
-        try keepConsumption(id, request, environment)
+        try keepConsumption(id, request, environment, outcome: DemoRefundOutcome(body))
         return DemoResponse(status: 202)
     }
 
@@ -127,15 +128,21 @@ struct TransactionRoutes {
         if let failed = checks.first(where: { !$0.0 }) {
             throw DemoAPIError(failed.1, "Invalid request. The \(failed.2) field is invalid.")
         }
-        try keepConsumption(id, request, environment)
+        try keepConsumption(id, request, environment, outcome: DemoRefundOutcome(body))
         return DemoResponse(status: 202)
     }
 
-    /// Consumption information changes nothing the demo serves; it is kept as it was accepted.
-    private func keepConsumption(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) {
-        var entry = DemoJournalEntry(.consumption, environment, at: store.clock(), id: id)
-        entry.body = String(decoding: request.body, as: UTF8.self)
-        try store.keep(entry)
+    /// Consumption information is kept as it was accepted; Apple's decision on the refund request
+    /// follows a few seconds later (none when Apple decided on the transaction before).
+    private func keepConsumption(_ id: String, _ request: DemoRequest, _ environment: AppStoreEnvironment, outcome: DemoRefundOutcome) throws(DemoAPIError) {
+        let now = store.clock()
+        let due = try store.write(environment) { data throws(DemoAPIError) -> Bool in
+            var entry = DemoJournalEntry(.consumption, environment, at: now, id: id)
+            entry.body = String(decoding: request.body, as: UTF8.self)
+            try store.keep(entry)
+            return data.acceptConsumption(id, outcome, at: now)
+        }
+        if due { decisions.schedule(id, environment: environment, after: RefundDecisionRoutes.decisionDelay) }
     }
 
     /// Send Consumption Information V1: every field is an integer enum except three.

@@ -296,6 +296,8 @@ struct DatasetBuilder {
             }
         }
         payload.data = body
+        if type == .refund || type == .refundDeclined, let transactionId { data.refundDecisions[transactionId] = date }
+        if type == .consumptionRequest, let transactionId { data.refundRequests[transactionId] = date }
         record(payload, customer: customer, delivery: delivery)
     }
 

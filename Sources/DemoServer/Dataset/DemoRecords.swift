@@ -81,6 +81,14 @@ struct DemoEnvironmentData: Sendable {
     var notifications: [DemoNotification] = []
     var testNotifications: [String: DemoNotification] = [:]
     var massExtensions: [String: DemoMassExtension] = [:]
+    /// Transactions Apple asked the app about (CONSUMPTION_REQUEST in the history), and when last.
+    var refundRequests: [String: Date] = [:]
+    /// Consumption information accepted and not decided on yet, by transaction.
+    var consumptionAnswers: [String: DemoConsumptionAnswer] = [:]
+    /// Transactions Apple decided a refund request on (REFUND or REFUND_DECLINED), and when.
+    var refundDecisions: [String: Date] = [:]
+    /// Refund requests the data shows answered already.
+    var seededAnswers: [DemoSeededAnswer] = []
 
     init(environment: AppStoreEnvironment) {
         self.environment = environment

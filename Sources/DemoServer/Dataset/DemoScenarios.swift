@@ -187,8 +187,9 @@ extension DatasetBuilder {
         let pat = customer("Power user with 500+ transactions", since: daysAgo(1200))
         let patChain = subscribeUntilNow(pat, P.newsWeekly, start: daysAgo(3 * 365))
         track(patChain, customer: pat, status: .active)
+        var patCoins: [String] = []
         for index in 0..<360 {
-            purchase(pat, index % 7 == 0 ? P.coins1000 : P.coins100, at: daysAgo(Double(1090 - index * 3) + 0.3))
+            patCoins.append(purchase(pat, index % 7 == 0 ? P.coins1000 : P.coins100, at: daysAgo(Double(1090 - index * 3) + 0.3)))
         }
         notifyRenewal(patChain, customer: pat, product: P.newsWeekly)
 
@@ -211,6 +212,20 @@ extension DatasetBuilder {
         notify(.consumptionRequest, at: anchor.addingTimeInterval(-(11 * 3600 + 40 * 60)), customer: ken, transaction: lateCoins,
                consumptionReason: .unsatisfiedWithPurchase)
         notify(.consumptionRequest, at: anchor.addingTimeInterval(-3600), customer: ken, transaction: recentCoins, consumptionReason: .unintendedPurchase)
+
+        // 21, later: the power user asked twice about coins bought two weeks ago. Yesterday's request
+        // went unanswered past its 12 hours; this morning's was answered by the app's policy, and
+        // Apple has not decided yet.
+        notify(.consumptionRequest, at: anchor.addingTimeInterval(-15 * 3600), customer: pat, transaction: patCoins[patCoins.count - 2],
+               consumptionReason: .other)
+        let answeredAt = anchor.addingTimeInterval(-5 * 3600)
+        notify(.consumptionRequest, at: answeredAt, customer: pat, transaction: patCoins[patCoins.count - 1], consumptionReason: .fulfillmentIssue)
+        if let request = data.notifications.last {
+            data.seededAnswers.append(DemoSeededAnswer(
+                notificationUUID: request.uuid, transactionId: patCoins[patCoins.count - 1], answeredAt: answeredAt.addingTimeInterval(40),
+                answer: ConsumptionRequest(customerConsented: true, deliveryStatus: .delivered, refundPreference: .decline, sampleContentProvided: false),
+                agent: "policy:refund-policy.toml"))
+        }
 
         addDeliveryStory()
     }

@@ -15,6 +15,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case appAccountToken = "app-account-token"
         case finishTransaction = "finish-transaction"
         case consumption
+        case refundDecision = "refund-decision"
     }
 
     var kind: Kind
@@ -30,8 +31,10 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
     var attempt: SendAttemptItem?
     /// The attempt was of a test notification (`id` is its token).
     var isTest: Bool?
-    /// A body kept as it was sent (consumption information, which changes nothing in the demo).
+    /// A body kept as it was sent (consumption information).
     var body: String?
+    /// Apple's decision on a refund request (`id` is the transaction).
+    var refundOutcome: DemoRefundOutcome?
 
     init(_ kind: Kind, _ environment: AppStoreEnvironment, at: Date, id: String? = nil) {
         self.kind = kind
@@ -63,6 +66,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case .appAccountToken: return "app account token"
         case .finishTransaction: return "finished transaction"
         case .consumption: return "consumption information"
+        case .refundDecision: return "refund decision"
         }
     }
 }

@@ -120,8 +120,10 @@ extension DemoEnvironmentData {
         case .finishTransaction:
             if let id = entry.id { finishTransaction(id) }
         case .consumption:
-            // Accepted and kept in the journal; the demo's data has nothing it changes.
-            break
+            // Waits for Apple's decision (a refund-decision line when it was made).
+            if let id = entry.id, let outcome = DemoRefundOutcome(body: entry.body) { _ = acceptConsumption(id, outcome, at: entry.at) }
+        case .refundDecision:
+            if let id = entry.id { _ = decideRefund(id, at: entry.at) }
         }
     }
 }

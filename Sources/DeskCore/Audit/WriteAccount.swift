@@ -28,4 +28,6 @@ public struct WriteAccount: Codable, Sendable, Hashable {
 public enum WriteSource: String, Codable, Sendable {
     case console
     case commandLine = "command-line"
+    /// A receiver's consumption policy, answering refund requests as they arrive.
+    case policy
 }

@@ -100,21 +100,3 @@ public enum RefundRequestReads {
         return sightings
     }
 }
-
-extension RefundRequests.Sighting {
-    /// A notification as the receiver stored it; nil when its payload cannot be read.
-    public init?(stored: StoredNotification) {
-        guard let payload = stored.decodedPayload,
-              let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
-              let data = object["data"] as? [String: Any]
-        else { return nil }
-        // Verified when it arrived; its transaction is read without checking the chain again.
-        let transaction = (data["signedTransactionInfo"] as? String).flatMap {
-            SignedDataInspector.decodeUnverified($0, as: TransactionPayload.self, reason: "verified on arrival").payload
-        }
-        self.init(
-            notificationUUID: stored.notificationUUID, type: stored.notificationType.map(NotificationType.init),
-            signedDate: stored.signedDate ?? stored.firstReceivedAt, transaction: transaction,
-            reason: (data["consumptionRequestReason"] as? String).map(ConsumptionRequestReason.init), environment: stored.environment, fromApple: false)
-    }
-}

@@ -21,6 +21,11 @@ struct ListenCommand: AsyncParsableCommand {
 
             With --demo the receiver trusts the embedded demo server's chain and that server sends its notifications here: \
             `iapdesk listen --demo --send-test` shows one arriving.
+
+            With --consumption-policy FILE each refund request (CONSUMPTION_REQUEST) stored is answered with Send Consumption \
+            Information as the policy says, within a minute of its arrival, once (duplicates, several receivers on one store and \
+            restarts included), through the audit ledger with the policy as its agent; each decision is a line on standard \
+            error. This needs the profile's API credentials. See docs/refunds.md.
             """)
 
     @Option(name: .long, help: ArgumentHelp("Address to listen on (port 0: a free one).", valueName: "host:port"))
@@ -64,6 +69,9 @@ struct ListenCommand: AsyncParsableCommand {
         "Serve the metrics and /healthz on this second address (plain HTTP) instead of the receiver's, which then answers the metrics path 404.",
         valueName: "host:port"))
     var metricsAddress: String?
+    @Option(name: .long, help: ArgumentHelp(
+        "Answer each refund request (CONSUMPTION_REQUEST) stored with this consumption policy (TOML, docs/refunds.md).", valueName: "file"))
+    var consumptionPolicy: String?
     @Flag(name: .long, help: "Ask the App Store Server (the demo with --demo) for a TEST notification once listening.") var sendTest = false
     @Flag(name: .long, help: "Print nothing per arrival.") var quiet = false
     @OptionGroup var global: GlobalOptions
@@ -130,10 +138,11 @@ struct ListenCommand: AsyncParsableCommand {
     func run() async throws {
         try await runReporting {
             let (host, port) = try ListenAddress.split(address)
-            // Only the verifier is needed to receive; API credentials only to ask for a test notification.
+            let policy = try consumptionPolicy.map(ReceivingPolicy.load)
+            // Only the verifier is needed to receive; API credentials to ask for a test notification or answer refund requests.
             let session: Session?
             let verifier: SignedDataVerifier
-            if global.demo || sendTest {
+            if global.demo || sendTest || policy != nil {
                 let opened = try await Session.open(global)
                 guard let made = opened.verifier else {
                     await opened.close()
@@ -184,9 +193,25 @@ struct ListenCommand: AsyncParsableCommand {
             if let tlsCert, let tlsKey {
                 configuration.tls = NotificationReceiver.TLSFiles(certificateChainPath: tlsCert, privateKeyPath: tlsKey)
             }
+            var responder: PolicyResponder?
+            if let policy, let session {
+                do {
+                    responder = try await ReceivingPolicy.responder(policy, session: session, store: store, storeFlag: storeOptions.store, log: PolicyLog(json: global.json))
+                } catch {
+                    try? await store.close()
+                    await session.close()
+                    throw error
+                }
+            }
             let receiver: NotificationReceiver
             do {
-                receiver = try await NotificationReceiver.start(configuration, verifier: verifier, store: store) { output.print($0) }
+                receiver = try await NotificationReceiver.start(configuration, verifier: verifier, store: store) { [responder] arrival in
+                    output.print(arrival)
+                    // Stored now (or delivered again): the policy answers it, once.
+                    if let uuid = arrival.notificationUUID, arrival.outcome == .stored || arrival.outcome == .duplicate {
+                        responder?.arrived(uuid, type: arrival.notificationType)
+                    }
+                }
             } catch {
                 try? await store.close()
                 await session?.close()
@@ -205,6 +230,10 @@ struct ListenCommand: AsyncParsableCommand {
             output.banner(
                 url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any",
                 metrics: configuration.metricsAddress == nil ? nil : receiver.metricsURL)
+            if let responder {
+                output.note(ReceivingPolicy.banner(responder.policy, ledger: responder.ledgerLocation))
+                responder.start()
+            }
             if sendTest, let session {
                 do {
                     let token = try await session.client.requestTestNotification().testNotificationToken ?? ""
@@ -217,6 +246,8 @@ struct ListenCommand: AsyncParsableCommand {
             output.note("Stopping: finishing requests in flight.")
             let stopping = ContinuousClock.now
             let drained = await receiver.stop()
+            // An answer cut off here has its intent in the ledger: the next start closes it without sending again.
+            await responder?.stop()
             // The demo's notifications go back to where they went before, not to a stopped receiver.
             session?.demo?.withdrawWebhook(receiver.url, restoring: previousWebhook)
             // A store stuck on its server must not hold the exit past the drain timeout's second.

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import DemoServer
+import DeskCore
 import DeskStore
 import Foundation
 import WebhookReceiver
@@ -25,6 +26,7 @@ enum DemoStore {
                 let store = try await SQLiteNotificationStore.open(path: path)
                 do {
                     if let verifier { try await DemoArrivals.seed(demo, store: store, verifier: verifier) }
+                    try await seedAnswers(demo)
                     try await store.close()
                 } catch {
                     try? await store.close()
@@ -40,6 +42,31 @@ enum DemoStore {
             throw CLIError("The demo's notification store \(path) cannot be made: \(error).", hint: "Check \(DemoStateLocation.path()) is writable.", status: .failure)
         }
         return .file(path: path)
+    }
+
+    /// The refund requests the demo's data shows answered, in the demo's audit ledger as the policy
+    /// that answered them wrote them: an intent and Apple's acceptance.
+    static func seedAnswers(_ demo: DemoServer) async throws {
+        let answers = demo.seededAnswers(.production)
+        guard !answers.isEmpty else { return }
+        let ledger = try AuditLedger(path: AuditLedgerAccess.demoPath)
+        let account = WriteAccount(profile: "demo", environment: .production, baseURL: "demo", bundleId: DemoServer.bundleId, keyId: DemoServer.keyId)
+        // A store made again after being cut short finds its answers there already.
+        let written = Set(try await ledger.writes().map(\.requestIdentifier))
+        for seeded in answers where !written.contains(PolicyResponder.requestIdentifier(seeded.notificationUUID)) {
+            let endpoint = Endpoints.sendConsumptionInformation(transactionId: seeded.transactionId, request: seeded.answer)
+            var line = AuditLedger.Entry(
+                time: seeded.answeredAt, event: .intent, requestIdentifier: PolicyResponder.requestIdentifier(seeded.notificationUUID),
+                write: WriteKind.consumption.rawValue, method: endpoint.method, path: endpoint.path,
+                body: endpoint.body.map { String(decoding: $0, as: UTF8.self) }, account: account,
+                subject: "transaction \(seeded.transactionId) (refund request \(seeded.notificationUUID); customer consent: the app's terms give it)",
+                source: .policy, agent: seeded.agent)
+            try await ledger.append(line)
+            line.time = seeded.answeredAt.addingTimeInterval(0.3)
+            line.event = .outcome
+            line.outcome = .applied
+            try await ledger.append(line)
+        }
     }
 
     /// Keeps a body the demo's own receiver took, as `listen --demo` would have: a notification
