@@ -9,6 +9,30 @@ import Testing
         "IAPDESK_AGENT": "kim",
     ]
 
+    /// `watch --consumption-policy` answers what the store holds as listen would, once, and a second
+    /// run (a restart) answers nothing again.
+    @Test func aWatchWithAPolicyAnswersThePendingRequestsOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-watch-policy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let policy = folder.appendingPathComponent("team.toml")
+        try Data("consent = \"app-terms\"\nrefund_preference = \"decline\"\n".utf8).write(to: policy)
+        let list = try await CommandLineTests().run(["refund-requests", "--demo", "--pending", "--json"], environment: environment)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any], "\(list.stderr)")
+        let pending = try #require(object["requests"] as? [[String: Any]]).compactMap { $0["transactionId"] as? String }
+        #expect(!pending.isEmpty)
+        let watch = ["watch", "--demo", "--once", "--window", "30d", "--consumption-policy", policy.path, "--json"]
+        let first = try await CommandLineTests().run(watch, environment: environment)
+        #expect(first.status == 0 || first.status == 10, "\(first.stderr)")
+        let answered = first.stderr.split(separator: "\n").filter { $0.contains("\"answered\"") }
+        #expect(answered.count == pending.count, "\(first.stderr)")
+        let again = try await CommandLineTests().run(watch, environment: environment)
+        #expect(!again.stderr.contains("\"answered\""), "\(again.stderr)")
+        let after = try await CommandLineTests().run(["refund-requests", "--demo", "--pending", "--json"], environment: environment)
+        let left = try #require(try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [String: Any])
+        #expect((left["requests"] as? [[String: Any]])?.isEmpty == true, "\(after.stdout)")
+    }
+
     @Test func anOverrideIsSetChangedListedAndRemovedWithItsAgent() async throws {
         let customer = ["--original-transaction-id", "2000000400002107"]
         let set = try await CommandLineTests().run(

@@ -30,6 +30,35 @@ import Testing
         }
     }
 
+    @Test func withAPolicyThePaneSaysWhatItDoesBeforeItActs() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.state.refundPolicy = try RefundPolicy.parse(
+            """
+            consent = "app-terms"
+            refund_preference = "grant-prorated"
+            [[rule]]
+            product = "*.coins.1000"
+            refund_preference = "decline"
+            """, name: "team.toml")
+        let requests = try await openQueue(harness)
+        let now = harness.state.now
+        let queue = try #require(harness.state.refundRequests.queue)
+        let pending = requests.filter { $0.state(now: now) == .pending }
+        #expect(!pending.isEmpty)
+        for request in pending {
+            let decision = try #require(queue.policyDecisions[request.notificationUUID])
+            let expected = request.productId?.hasSuffix(".coins.1000") == true ? "prefer to decline" : "prorated"
+            #expect(decision.summary.contains(expected), "\(request.productId ?? "-"): \(decision.summary)")
+        }
+        // The selected pending request says it in the line under the table, before any receiver acts.
+        let screen = harness.screen(width: 120, height: 36)
+        #expect(screen.contains("team.toml: answer:"), "\(screen)")
+        // Without a policy nothing is said.
+        harness.state.refundPolicy = nil
+        #expect(!harness.screen(width: 120, height: 36).contains("policy team.toml"))
+    }
+
     @Test func theQueueLoadsWithoutACustomerAndTellsEveryState() async throws {
         let harness = try await ConsoleHarness.start()
         defer { Task { await harness.stop() } }

@@ -124,8 +124,9 @@ enum RefundRequestsPane {
         state.refundRequests.request = request
         state.refundRequests.background = background
         state.refundRequests.lastReadTick = state.tick
+        let policy = state.refundPolicy
         return [.task(PaneTask(request: request, name: "refund requests") { services, _ in
-            RefundRequestsAnswer.read(await RefundRequestReads.load(services, since: span))
+            RefundRequestsAnswer.read(await RefundRequestReads.load(services, since: span, policy: policy))
         })] + earlier
     }
 

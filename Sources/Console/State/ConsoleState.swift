@@ -167,6 +167,9 @@ public struct ConsoleState: Sendable {
     public var consumptionsInFlight: [Int: ConsumptionTarget] = [:]
     /// The profile's refund preference (`refund_preference`), suggested in every answer.
     public var appRefundPreference: RefundPreference?
+    /// The consumption policy a receiver answers with (the profile's `consumption_policy`, or
+    /// `--consumption-policy`): the Refund requests pane shows what it does for each request.
+    public var refundPolicy: RefundPolicy?
 
     /// Which keys trigger which commands (the config file may rebind them).
     public var keymap = Keymap.standard

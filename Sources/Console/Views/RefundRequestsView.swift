@@ -83,15 +83,18 @@ enum RefundRequestsView {
     }
 
     /// Everything about the selected request in one sentence.
-    static func selectedText(_ request: RefundRequest, _ state: ConsoleState) -> String {
-        let now = state.now
+    static func selectedText(_ request: RefundRequest, _ consoleState: ConsoleState) -> String {
+        let now = consoleState.now
         var parts = ["Transaction \(request.transactionId ?? "-")"]
         if let original = request.originalTransactionId, original != request.transactionId { parts.append("original \(original)") }
         if let token = request.transaction?.appAccountToken, !token.isEmpty { parts.append("account \(token)") }
         parts.append("\(request.productId ?? "-") \(DisplayFormat.money(request.price, request.currency))")
         parts.append("asked \(DisplayFormat.date(request.requestedAt)) (\(request.reason?.label ?? "no reason given"))")
-        let state = request.state(now: now)
-        parts.append(state == .pending ? "answer by \(DisplayFormat.date(request.deadline)), \(request.timeLeft(now: now))" : stateText(request, now: now))
+        let phase = request.state(now: now)
+        parts.append(phase == .pending ? "answer by \(DisplayFormat.date(request.deadline)), \(request.timeLeft(now: now))" : stateText(request, now: now))
+        if phase == .pending, let policy = consoleState.refundPolicy, let decision = consoleState.refundRequests.queue?.policyDecisions[request.notificationUUID] {
+            parts.append("policy \(policy.name): \(decision.summary)")
+        }
         return parts.joined(separator: " · ")
     }
 

@@ -37,7 +37,7 @@ public struct ConfigFile: Sendable, Equatable {
 
     static let profileKeys: Set<String> = [
         "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store", "agent",
-        "refund_preference",
+        "refund_preference", "consumption_policy",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -138,6 +138,7 @@ public struct ConfigFile: Sendable, Equatable {
             }
             profile.refundPreference = preference
         }
+        if let text = try string("consumption_policy") { profile.consumptionPolicy = expandHome(text, home: home) }
         return profile
     }
 

@@ -30,6 +30,10 @@ public struct Profile: Sendable, Equatable {
     /// when no --refund-preference is given; nil states none.
     public var refundPreference: RefundPreference?
 
+    /// The consumption policy file the team's receivers answer refund requests with
+    /// (`consumption_policy`): the console's Refund requests pane shows what it does for each request.
+    public var consumptionPolicy: String?
+
     /// `agent`, else the login name.
     public var agentName: String { agent ?? WriteContext.loginName }
 

@@ -11,6 +11,8 @@ public struct RefundRequestQueue: Sendable {
     /// False when Apple's history could not be read whole: "Apple did not ask" is then unknown.
     public var complete: Bool
     public var readAt: Date
+    /// What the consumption policy does for each request, by notificationUUID, when a policy is known.
+    public var policyDecisions: [String: RefundPolicyDecision] = [:]
 
     public init(requests: [RefundRequest], notes: [String], complete: Bool, readAt: Date) {
         self.requests = requests
@@ -29,7 +31,9 @@ public enum RefundRequestReads {
 
     /// The queue for `services`' environment since `since` (Apple keeps 180 days in Production, 30
     /// in Sandbox; the window is cut to that).
-    public static func load(_ services: DeskServices, since: TimeInterval, now: Date = Date()) async -> RefundRequestQueue {
+    /// With a `policy`, also what it does for each request (the agents' overrides in the store counted),
+    /// so that the queue shows it before the receiver acts.
+    public static func load(_ services: DeskServices, since: TimeInterval, policy: RefundPolicy? = nil, now: Date = Date()) async -> RefundRequestQueue {
         let retention = services.client.environment.environment.notificationHistoryRetention - 3600
         let window = now.addingTimeInterval(-min(since, retention))..<now
         var notes: [String] = []
@@ -60,7 +64,21 @@ public enum RefundRequestReads {
         } else {
             notes.append("the audit ledger cannot be opened, so the answers sent are not shown")
         }
-        return RefundRequestQueue(requests: RefundRequests.merge(sightings, writes: writes), notes: notes, complete: complete, readAt: now)
+        var queue = RefundRequestQueue(requests: RefundRequests.merge(sightings, writes: writes), notes: notes, complete: complete, readAt: now)
+        if let policy {
+            var overrides: [RefundOverride] = []
+            if let store = try? await services.received?.store() as? any RefundPolicyStore {
+                do {
+                    overrides = RefundOverride.current(try await store.refundOverrideChanges())
+                } catch {
+                    queue.notes.append("the policy's per-customer overrides cannot be read (\(error))")
+                }
+            }
+            for request in queue.requests {
+                queue.policyDecisions[request.notificationUUID] = policy.decide(RefundPolicyCase(request: request), overrides: overrides, now: now)
+            }
+        }
+        return queue
     }
 
     /// Apple's history of the three types in `window`, one query each (a type filter and a

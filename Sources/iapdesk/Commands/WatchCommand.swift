@@ -23,7 +23,7 @@ struct WatchCommand: AsyncParsableCommand {
             Incidents are kept in the store: a restart neither repeats nor forgets one, and an announcement that failed is \
             tried again next cycle. --recover-to re-posts what did not reach the app, at a bounded rate, before findings \
             are made: what it delivers is "recovered" and raises nothing. Ctrl-C or SIGTERM ends the cycle in flight and \
-            exits 0. --once runs one cycle for cron: exit 0 when no incident is open, 10 when one is, the usual codes when \
+            exits 0. --consumption-policy answers the store's refund requests as listen does. --once runs one cycle for cron: exit 0 when no incident is open, 10 when one is, the usual codes when \
             Apple or the store cannot be read. See docs/on-call.md.
             """)
 
@@ -42,6 +42,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Re-post what did not reach the app to this URL (the app's endpoint) each cycle.", valueName: "url"))
     var recoverTo: String?
     @Option(name: .long, help: ArgumentHelp("At most this many re-posts a second.", valueName: "N")) var recoverRate: Double = 2
+    @Option(name: .long, help: ArgumentHelp(
+        "Also answer each refund request (CONSUMPTION_REQUEST) in the store with this consumption policy, as listen does (docs/refunds.md).", valueName: "file"))
+    var consumptionPolicy: String?
     @Option(name: .long, help: ArgumentHelp("Serve /metrics (Prometheus text) and /healthz on this address (plain HTTP).", valueName: "host:port"))
     var metricsAddress: String?
     @OptionGroup var storeOptions: StoreOptions
@@ -93,6 +96,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     private func watch(_ session: Session) async throws {
         let output = WatchOutput(json: global.json)
+        let policy = try consumptionPolicy.map(ReceivingPolicy.load)
         let resolved = try await StoreAccess.resolve(storeOptions, session: session)
         let opened = try await StoreAccess.open(resolved.location)
         guard let store = opened as? any NotificationStore & IncidentStore else {
@@ -111,6 +115,17 @@ struct WatchCommand: AsyncParsableCommand {
             exec: exec, alertURL: alertURL.flatMap(URL.init(string:)), format: AlertFormat(rawValue: alertFormat) ?? .slack,
             routingKey: Self.routingKey, timeout: alertTimeout)
         let cycle = WatchCycle(session: session, store: store, settings: settings, announcer: announcer, source: ProcessInfo.processInfo.hostName)
+        // Refund requests the receiver stored are answered here too (the store's claims keep it to once,
+        // whichever process answers), every minute, or once with --once.
+        var responder: PolicyResponder?
+        if let policy {
+            do {
+                responder = try await ReceivingPolicy.responder(policy, session: session, store: store, storeFlag: storeOptions.store, log: PolicyLog(json: global.json))
+            } catch {
+                try? await store.close()
+                throw error
+            }
+        }
         output.banner(
             environment: session.environmentLabel, store: resolved.recordedIn, interval: interval, window: window, quietAfter: quietAfter,
             channels: [exec.map { _ in "--exec" }, announcer.shownAlertURL.map { "\(alertFormat) \($0)" }].compactMap { $0 },
@@ -128,6 +143,15 @@ struct WatchCommand: AsyncParsableCommand {
                 throw CLIError("--metrics-address: \(error)", hint: "Choose another address (port 0 picks a free one).", status: .configuration)
             }
             output.note("Metrics at http://\(host.contains(":") ? "[\(host)]" : host):\(listener?.port ?? port)/metrics, health at /healthz.")
+        }
+        if let responder {
+            output.note(ReceivingPolicy.banner(responder.policy, ledger: responder.ledgerLocation))
+            if once {
+                await responder.sweep()
+                await responder.idle()
+            } else {
+                responder.start()
+            }
         }
         // Armed before the first cycle, so a stop that comes during it drains it.
         let shutdown = ShutdownSignal.armed()
@@ -162,10 +186,12 @@ struct WatchCommand: AsyncParsableCommand {
             stopper.cancel()
         } catch {
             stopper.cancel()
+            await responder?.stop()
             await listener?.stop()
             try? await store.close()
             throw error
         }
+        await responder?.stop()
         await listener?.stop()
         try? await store.close()
         guard once else {

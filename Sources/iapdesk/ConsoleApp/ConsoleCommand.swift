@@ -32,7 +32,7 @@ struct ConsoleCommand: AsyncParsableCommand {
                     return
                 case .demo:
                     // The demo keeps what the console was told: its store, receiver, forward URL and theme.
-                    try await DemoConsole.open(live: live, themeName: console.theme)
+                    try await DemoConsole.open(live: live, themeName: console.theme, consumptionPolicy: console.consumptionPolicy)
                     return
                 case .setUp:
                     // Where the console was told to look (and send) is where the profile goes.
@@ -62,7 +62,8 @@ struct ConsoleCommand: AsyncParsableCommand {
                 }
             }
             try await ConsoleLauncher.launch(
-                session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver)
+                session: session, themeName: console.theme, isDemo: global.demo, configPath: global.config, receiver: receiver,
+                consumptionPolicy: console.consumptionPolicy)
         }
     }
 }

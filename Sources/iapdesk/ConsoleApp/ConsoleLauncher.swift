@@ -18,10 +18,13 @@ enum ConsoleLauncher {
 
     @MainActor
     static func launch(
-        session: Session, themeName: String?, isDemo: Bool, configPath: String? = nil, receiver: ConsoleReceiver, exitAfterFirstFrame: Bool = false
+        session: Session, themeName: String?, isDemo: Bool, configPath: String? = nil, receiver: ConsoleReceiver, consumptionPolicy: String? = nil,
+        exitAfterFirstFrame: Bool = false
     ) async throws {
         do {
-            try await run(session: session, themeName: themeName, isDemo: isDemo, configPath: configPath, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
+            try await run(
+                session: session, themeName: themeName, isDemo: isDemo, configPath: configPath, receiver: receiver,
+                consumptionPolicy: consumptionPolicy ?? session.profile.consumptionPolicy, exitAfterFirstFrame: exitAfterFirstFrame)
         } catch {
             await receiver.stop()
             throw error
@@ -31,7 +34,8 @@ enum ConsoleLauncher {
 
     @MainActor
     private static func run(
-        session: Session, themeName: String?, isDemo: Bool, configPath: String?, receiver: ConsoleReceiver, exitAfterFirstFrame: Bool
+        session: Session, themeName: String?, isDemo: Bool, configPath: String?, receiver: ConsoleReceiver, consumptionPolicy: String?,
+        exitAfterFirstFrame: Bool
     ) async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
             await session.close()
@@ -54,6 +58,14 @@ enum ConsoleLauncher {
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         state.now = Date()
         state.appRefundPreference = session.profile.refundPreference
+        if let consumptionPolicy {
+            do {
+                state.refundPolicy = try ReceivingPolicy.load(consumptionPolicy)
+            } catch {
+                await session.close()
+                throw error
+            }
+        }
         do {
             // The profile's file as the session read it; the demo reads it only for its keys.
             state.keymap = try keymap(try session.configFile ?? loader.loadFile(path: configPath))

@@ -29,7 +29,8 @@ struct DemoCommand: AsyncParsableCommand {
                 return
             }
             try await DemoConsole.open(
-                live: live, themeName: console.theme, environment: environment, timeout: timeout, exitAfterFirstFrame: exitAfterFirstFrame)
+                live: live, themeName: console.theme, environment: environment, timeout: timeout, consumptionPolicy: console.consumptionPolicy,
+                exitAfterFirstFrame: exitAfterFirstFrame)
         }
     }
 }

@@ -7,11 +7,15 @@ import Foundation
 /// demo the console's first run offers.
 enum DemoConsole {
     @MainActor
-    static func open(live: LiveOptions, themeName: String?, environment: String = "Production", timeout: Double? = nil, exitAfterFirstFrame: Bool = false) async throws {
+    static func open(
+        live: LiveOptions, themeName: String?, environment: String = "Production", timeout: Double? = nil, consumptionPolicy: String? = nil,
+        exitAfterFirstFrame: Bool = false
+    ) async throws {
         let session = try await Session.openDemo(environment: environment, timeout: try timeout.map { try ProfileParsing.timeoutFlag($0) })
         let receiver = try await receiver(live, session: session)
         try await ConsoleLauncher.launch(
-            session: session, themeName: themeName, isDemo: true, receiver: receiver, exitAfterFirstFrame: exitAfterFirstFrame)
+            session: session, themeName: themeName, isDemo: true, receiver: receiver, consumptionPolicy: consumptionPolicy,
+            exitAfterFirstFrame: exitAfterFirstFrame)
     }
 
     /// The demo receives its own notifications into the demo's store (every --demo command's) unless
