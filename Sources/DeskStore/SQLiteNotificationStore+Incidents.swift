@@ -3,7 +3,8 @@ import SQLiteNIO
 
 /// Watch incidents in the SQLite file (schema version 7).
 extension SQLiteNotificationStore: IncidentStore {
-    /// At most one open incident per key: a second watch on the file cannot open it again.
+    /// At most one open incident per key: a second watch on the file cannot open it again. Each
+    /// announcement is a row per channel and phase: `sending` while a watch sends it, then `sent`.
     static let incidentSchema = [
         """
         CREATE TABLE incidents (
@@ -14,17 +15,25 @@ extension SQLiteNotificationStore: IncidentStore {
             details BLOB NOT NULL,
             opened_ms INTEGER NOT NULL,
             updated_ms INTEGER NOT NULL,
-            resolved_ms INTEGER,
-            open_announced_ms INTEGER,
-            resolve_announced_ms INTEGER
+            resolved_ms INTEGER
         )
         """,
         "CREATE UNIQUE INDEX incidents_open_key ON incidents(key) WHERE resolved_ms IS NULL",
         "CREATE INDEX incidents_updated ON incidents(updated_ms)",
+        """
+        CREATE TABLE incident_announcements (
+            incident_id INTEGER NOT NULL REFERENCES incidents(id),
+            channel TEXT NOT NULL,
+            phase TEXT NOT NULL,
+            state TEXT NOT NULL,
+            at_ms INTEGER NOT NULL,
+            PRIMARY KEY (incident_id, channel, phase)
+        )
+        """,
     ]
 
-    public func activeIncidents() async throws -> [StoredIncident] {
-        try await incidentRows("WHERE resolved_ms IS NULL OR resolve_announced_ms IS NULL OR open_announced_ms IS NULL", [])
+    public func activeIncidents(resolvedSince: Date) async throws -> [StoredIncident] {
+        try await incidentRows("WHERE resolved_ms IS NULL OR resolved_ms >= ?", [.integer(Self.ms(resolvedSince))])
     }
 
     public func openIncident(_ incident: NewIncident) async throws -> StoredIncident? {
@@ -56,9 +65,43 @@ extension SQLiteNotificationStore: IncidentStore {
             [.integer(Self.ms(time)), .integer(Self.ms(time)), .integer(SQLiteInt64(id))])
     }
 
-    public func markIncidentAnnounced(id: Int64, _ phase: IncidentPhase, at time: Date) async throws {
-        let column = phase == .opened ? "open_announced_ms" : "resolve_announced_ms"
-        try await incidentUpdate("UPDATE incidents SET \(column) = ? WHERE id = ? AND \(column) IS NULL", [.integer(Self.ms(time)), .integer(SQLiteInt64(id))])
+    public func claimAnnouncement(incident: Int64, channel: String, phase: IncidentPhase, at time: Date, staleBefore: Date) async throws -> Bool {
+        let connection = self.connection
+        let rows = try await transaction {
+            try await connection.query(
+                """
+                INSERT INTO incident_announcements (incident_id, channel, phase, state, at_ms) VALUES (?, ?, ?, 'sending', ?)
+                ON CONFLICT (incident_id, channel, phase) DO UPDATE SET at_ms = excluded.at_ms
+                WHERE incident_announcements.state = 'sending' AND incident_announcements.at_ms < ?
+                RETURNING incident_id
+                """,
+                [.integer(SQLiteInt64(incident)), .text(channel), .text(phase.rawValue), .integer(Self.ms(time)), .integer(Self.ms(staleBefore))])
+        }
+        return !rows.isEmpty
+    }
+
+    public func finishAnnouncement(incident: Int64, channel: String, phase: IncidentPhase, sent: Bool, at time: Date) async throws {
+        let key: [SQLiteData] = [.integer(SQLiteInt64(incident)), .text(channel), .text(phase.rawValue)]
+        if sent {
+            try await incidentUpdate(
+                "UPDATE incident_announcements SET state = 'sent', at_ms = ? WHERE incident_id = ? AND channel = ? AND phase = ?", [.integer(Self.ms(time))] + key)
+        } else {
+            try await incidentUpdate("DELETE FROM incident_announcements WHERE incident_id = ? AND channel = ? AND phase = ? AND state = 'sending'", key)
+        }
+    }
+
+    public func sentAnnouncements(channel: String, incidents: [Int64]) async throws -> Set<IncidentAnnouncement> {
+        guard !incidents.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: incidents.count).joined(separator: ", ")
+        let binds: [SQLiteData] = [.text(channel)] + incidents.map { .integer(SQLiteInt64($0)) }
+        let rows = try await gate.run {
+            try await self.connection.query(
+                "SELECT incident_id, phase FROM incident_announcements WHERE state = 'sent' AND channel = ? AND incident_id IN (\(marks))", binds)
+        }
+        return Set(rows.compactMap { row in
+            guard let id = row.column("incident_id")?.integer, let phase = row.column("phase")?.string.flatMap(IncidentPhase.init) else { return nil }
+            return IncidentAnnouncement(incident: Int64(id), phase: phase)
+        })
     }
 
     public func incidents(since date: Date) async throws -> [StoredIncident] {
@@ -73,12 +116,11 @@ extension SQLiteNotificationStore: IncidentStore {
     private func incidentRows(_ condition: String, _ binds: [SQLiteData]) async throws -> [StoredIncident] {
         let rows = try await gate.run { try await self.connection.query("SELECT * FROM incidents \(condition) ORDER BY opened_ms, id", binds) }
         return rows.map { row in
-            let optionalDate = { (name: String) -> Date? in row.column(name)?.integer == nil ? nil : Self.date(row.column(name)) }
-            return StoredIncident(
+            StoredIncident(
                 id: Int64(row.column("id")?.integer ?? 0), key: row.column("key")?.string ?? "", kind: row.column("kind")?.string ?? "",
                 summary: row.column("summary")?.string ?? "", details: Self.data(row.column("details")) ?? Data(),
-                openedAt: Self.date(row.column("opened_ms")), updatedAt: Self.date(row.column("updated_ms")), resolvedAt: optionalDate("resolved_ms"),
-                openAnnouncedAt: optionalDate("open_announced_ms"), resolveAnnouncedAt: optionalDate("resolve_announced_ms"))
+                openedAt: Self.date(row.column("opened_ms")), updatedAt: Self.date(row.column("updated_ms")),
+                resolvedAt: row.column("resolved_ms")?.integer == nil ? nil : Self.date(row.column("resolved_ms")))
         }
     }
 }

@@ -119,7 +119,7 @@ import Testing
         #expect(!screen.contains("fwd failed"))
     }
 
-    @Test func rReplaysOnlyOnASecondPressAndOnlyToTheForwardURL() async throws {
+    @Test func rThenYReplaysAndOnlyToTheForwardURL() async throws {
         let path = Self.temporaryStorePath()
         let writer = try await SQLiteNotificationStore.open(path: path)
         _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-0000000000bb"))
@@ -135,12 +135,15 @@ import Testing
 
         harness.send(.character("r"))
         #expect(harness.state.live.pendingReplay != nil)
-        #expect(harness.screen(width: 120, height: 36).contains("r again to send it"))
-        // Any other key keeps it from being sent.
+        #expect(harness.screen(width: 120, height: 36).contains("y to send it"))
+        // Any other key keeps it from being sent, r again too: "err" typed into the wrong window sends nothing.
         harness.send(.escape)
         #expect(harness.state.live.pendingReplay == nil)
+        for character in "err" { harness.send(.character(character)) }
+        try await harness.settle()
+        #expect(replays.entries.isEmpty)
         harness.send(.character("r"))
-        harness.send(.character("r"))
+        harness.send(.character("y"))
         try await harness.settle()
         #expect(replays.entries == ["00000000-0000-4000-8000-0000000000bb \(forward.absoluteString)"])
         #expect(harness.state.live.replays["00000000-0000-4000-8000-0000000000bb"]?.status == 200)

@@ -15,6 +15,18 @@ import Testing
 
     static func incidents(_ text: String) -> [[String: Any]] { lines(text).compactMap { $0["incident"] as? [String: Any] } }
 
+    /// Whether the process runs: not gone, and not a zombie its new parent has yet to reap.
+    static func running(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first != "Z"
+    }
+
+    /// The store a receiver would have made: watch reads only a store that exists.
+    static func makeStore(_ folder: TemporaryFolder) async throws {
+        try await SQLiteNotificationStore.open(path: folder.storePath).close()
+    }
+
     @Test func anOutageIsAnnouncedOnceAndResolvedWhenTheWatchRecoversIt() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -22,6 +34,7 @@ import Testing
         let hook = try await AlertRecorder.start()
         let events = folder.url.appendingPathComponent("events.jsonl")
         let profile = try ReconcileProcessTests.profile(target.demo, folder: folder)
+        try await Self.makeStore(folder)
         let watch = [
             "watch", "--once", "--window", "7d", "--store", folder.storePath, "--exec", "cat >> '\(events.path)'", "--alert-url", hook.url.absoluteString,
             "--json",
@@ -76,6 +89,7 @@ import Testing
         let (target, _) = try await ReconcileProcessTests.undeliverableNotifications(count: 1)
         let hook = try await AlertRecorder.start()
         let profile = try ReconcileProcessTests.profile(target.demo, folder: folder)
+        try await Self.makeStore(folder)
         let arguments = ["watch", "--interval", "1h", "--window", "1d", "--store", folder.storePath, "--alert-url", hook.url.absoluteString] + profile
         let finished = try await runner.iapdesk(arguments, folder: folder) { process in
             // Its first cycle announced the outage: then it is asked to stop.
@@ -91,6 +105,79 @@ import Testing
         await target.stop()
     }
 
+    /// A second watch on the store (a cron job's --once, a forgotten test) opens what it finds, but
+    /// each watch's channels are told by that watch: nothing is taken from the first one's pager.
+    @Test func anotherWatchOnTheStoreTakesNoAnnouncementFromThisOnesChannels() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (target, _) = try await ReconcileProcessTests.undeliverableNotifications(count: 1)
+        let profile = try ReconcileProcessTests.profile(target.demo, folder: folder)
+        try await Self.makeStore(folder)
+        let pager = folder.url.appendingPathComponent("pager.jsonl")
+        let base = ["watch", "--once", "--window", "7d", "--store", folder.storePath, "--json"] + profile
+        // The other watch comes first and opens the incidents: it says so on its output only.
+        let other = try await runner.iapdesk(base, folder: folder)
+        #expect(other.status == 10)
+        let openedByOther = Self.incidents(other.stdout)
+        #expect(!openedByOther.isEmpty && openedByOther.allSatisfy { $0["event"] as? String == "opened" })
+        // The watch with the pager is still told of each of them, once.
+        let paged = base + ["--exec", "cat >> '\(pager.path)'"]
+        let first = try await runner.iapdesk(paged, folder: folder)
+        #expect(first.status == 10)
+        var told = Self.lines(try String(contentsOf: pager, encoding: .utf8))
+        #expect(Set(told.compactMap { $0["key"] as? String }) == Set(openedByOther.compactMap { $0["key"] as? String }))
+        #expect(told.allSatisfy { $0["event"] as? String == "opened" })
+        _ = try await runner.iapdesk(base, folder: folder)
+        _ = try await runner.iapdesk(paged, folder: folder)
+        #expect(Self.lines(try String(contentsOf: pager, encoding: .utf8)).count == told.count)
+        // Resolved by the other watch's recovery: the pager hears of the end from its own watch.
+        let recovered = try await runner.iapdesk(base + ["--recover-to", target.url.absoluteString, "--recover-rate", "50"], folder: folder)
+        #expect(recovered.status == 0, "\(recovered.stderr)")
+        _ = try await runner.iapdesk(paged, folder: folder)
+        told = Self.lines(try String(contentsOf: pager, encoding: .utf8))
+        #expect(told.filter { $0["event"] as? String == "resolved" }.count == openedByOther.count)
+        await target.stop()
+    }
+
+    /// A hook that hangs is stopped at --alert-timeout, with what it left running, and tried again next cycle.
+    @Test func aHangingHookIsStoppedAtItsTimeout() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (target, _) = try await ReconcileProcessTests.undeliverableNotifications(count: 1)
+        let profile = try ReconcileProcessTests.profile(target.demo, folder: folder)
+        try await Self.makeStore(folder)
+        let pids = folder.url.appendingPathComponent("pids")
+        let hook = "sleep 600 & echo $! >> '\(pids.path)'; wait"
+        let run = try await runner.iapdesk(
+            ["watch", "--once", "--window", "7d", "--store", folder.storePath, "--exec", hook, "--alert-timeout", "1"] + profile, folder: folder)
+        #expect(run.status == 10)
+        #expect(run.stderr.contains("--exec did not finish within 1 s: stopped"), "\(run.stderr)")
+        #expect(run.stderr.contains("not announced (tried again next cycle)"))
+        // Every sleep the hook started is gone with it.
+        let started = try String(contentsOf: pids, encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(!started.isEmpty)
+        for pid in started { #expect(!Self.running(pid), "sleep \(pid) still runs") }
+        await target.stop()
+    }
+
+    @Test func ctrlCEndsALongRunningWatchWithExit0() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (target, _) = try await ReconcileProcessTests.undeliverableNotifications(count: 1)
+        let hook = try await AlertRecorder.start()
+        let profile = try ReconcileProcessTests.profile(target.demo, folder: folder)
+        try await Self.makeStore(folder)
+        let arguments = ["watch", "--interval", "1h", "--window", "1d", "--store", folder.storePath, "--alert-url", hook.url.absoluteString] + profile
+        let finished = try await runner.iapdesk(arguments, folder: folder) { process in
+            _ = await hook.next(1)
+            process.interrupt()
+        }
+        #expect(finished.status == 0, "\(finished.stderr)")
+        #expect(finished.stderr.contains("Stopped. "), "\(finished.stderr)")
+        await hook.stop()
+        await target.stop()
+    }
+
     @Test func badOptionsAreRefusedBeforeAnythingRuns() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -100,6 +187,7 @@ import Testing
             (["--alert-format", "opsgenie"], "--alert-format must be slack or pagerduty"),
             (["--alert-format", "pagerduty", "--alert-url", "https://events.pagerduty.com/v2/enqueue"], "IAPDESK_PAGERDUTY_ROUTING_KEY"),
             (["--alert-url", "ftp://x"], "--alert-url must be an http(s) URL"),
+            (["--recover-to", "notaurl"], "--recover-to must be an http(s) URL"),
         ] {
             let run = try await runner.iapdesk(["watch", "--demo"] + arguments, folder: folder)
             #expect(run.status == 64, "\(arguments)")

@@ -77,10 +77,12 @@ enum LivePane {
         answers: .of(LiveAnswer.self, receive),
         tick: tick,
         intercept: { state, key, command in
-            // A replay is sent only by a second r right after the first; any other key drops it.
-            guard state.live.pendingReplay != nil, command?.id != .appRefresh else { return nil }
+            // A replay armed by r is sent only by y or Enter soon after; any other key drops it (r
+            // again too: text typed into the wrong window, such as "err", must not send one).
+            guard let pending = state.live.pendingReplay else { return nil }
             state.live.pendingReplay = nil
-            return key == .escape ? [] : nil
+            if key == .character("y") || key == .enter { return send(&state, pending) }
+            return key == .escape || command?.id == .appRefresh ? [] : nil
         }
     )
 
@@ -226,19 +228,25 @@ enum LivePane {
             ConsoleReducer.fail(&state, DisplayError(summary: "This profile is read-only: nothing is replayed."))
             return []
         }
-        if let pending = state.live.pendingReplay, pending.notificationUUID == row.notificationUUID,
-           state.tick - pending.armedAtTick <= confirmWithin {
-            state.live.pendingReplay = nil
-            let request = ConsoleReducer.start(&state, "Replay \(row.notificationType ?? "notification") to \(url.host ?? url.absoluteString)", owner: .live)
-            return [.task(PaneTask(request: request, name: "replay \(row.notificationUUID)") { services, _ in
-                guard let received = services.received else {
-                    return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0)))
-                }
-                return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url)))
-            })]
-        }
         state.live.pendingReplay = PendingReplay(notificationUUID: row.notificationUUID, armedAtTick: state.tick)
         return []
+    }
+
+    /// The armed replay, if it is still the selected row's and was armed just now.
+    static func send(_ state: inout ConsoleState, _ pending: PendingReplay) -> [ConsoleEffect] {
+        guard state.tick - pending.armedAtTick <= confirmWithin, let url = state.live.source?.forwardURL,
+              let row = PaneRows.selected(rows(state), state, .live), row.notificationUUID == pending.notificationUUID
+        else {
+            ConsoleReducer.toast(&state, "Not replayed: press r again, then y.", isError: true)
+            return []
+        }
+        let request = ConsoleReducer.start(&state, "Replay \(row.notificationType ?? "notification") to \(url.host ?? url.absoluteString)", owner: .live)
+        return [.task(PaneTask(request: request, name: "replay \(row.notificationUUID)") { services, _ in
+            guard let received = services.received else {
+                return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0)))
+            }
+            return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url)))
+        })]
     }
 
     // MARK: Detail

@@ -16,7 +16,7 @@ enum LiveView {
         buffer.write(truncating: heading(source, live, state), x: area.x, y: area.y, width: area.width, style: theme[.muted])
         let body = PaneLayout.belowHeading(area)
         if let pending = live.pendingReplay, let url = source.forwardURL {
-            buffer.write(truncating: "Replay \(pending.notificationUUID) to \(RedactedURL.text(url))? r again to send it (signedDate stays the original), any other key to keep it.",
+            buffer.write(truncating: "Replay \(pending.notificationUUID) to \(RedactedURL.text(url))? y to send it (signedDate stays the original), any other key to keep it.",
                          x: area.x, y: area.bottom - 1, width: area.width, style: theme[.warning])
         }
         let table = live.pendingReplay == nil ? body : Rect(x: body.x, y: body.y, width: body.width, height: max(0, body.height - 1))

@@ -56,7 +56,7 @@ public struct IncidentDetails: Codable, Sendable, Equatable {
         severity = finding.kind.severity
         count = finding.count
         notificationUUIDs = finding.notificationUUIDs
-        action = finding.kind.action
+        action = finding.action
     }
 
     public func encoded() -> Data {

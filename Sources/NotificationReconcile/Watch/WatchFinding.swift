@@ -31,19 +31,21 @@ public struct WatchFinding: Sendable, Equatable {
             }
         }
 
-        /// What to do, in one line.
-        public var action: String {
+        /// What to do, in one line, with the commands as they can be pasted: `since` the window
+        /// ("24h"), `flags` the account and store flags (" --demo", " --store PATH").
+        public func action(since: String = "T", flags: String = "") -> String {
+            let recover = "iapdesk recover --since \(since) --to URL\(flags)"
             switch self {
             case .appleFailedSends:
-                return "check the app's endpoint (Apple retries for 3 days), then iapdesk recover --since T --to URL re-posts them"
+                return "check the app's endpoint (Apple retries for 3 days), then \(recover) re-posts them (iapdesk reconcile --since \(since)\(flags) lists them)"
             case .missingHere:
-                return "check the URL in App Store Connect and whether the receiver was down, then iapdesk recover --since T --to URL"
-            case .forwardFailed: return "fix the app's endpoint, then iapdesk recover --since T --to URL re-posts the stored bodies"
+                return "check the URL in App Store Connect and whether the receiver was down, then \(recover)"
+            case .forwardFailed: return "fix the app's endpoint, then \(recover) re-posts the stored bodies"
             case .unknownToApple:
-                return "check their verdict, environment and bundle ID with iapdesk received --json: another app or environment, iapdesk trigger, or forged"
-            case .unreadableHistory: return "run iapdesk reconcile to see the entries; check the profile's root certificates"
-            case .refusedBodies: return "iapdesk received --refused shows why each body was refused (docs/webhooks.md)"
-            case .quiet: return "check the receiver is up and the URL in App Store Connect points at it; iapdesk test-notification proves the path"
+                return "check their verdict, environment and bundle ID with iapdesk received --since \(since) --json\(flags): another app or environment, iapdesk trigger, or forged"
+            case .unreadableHistory: return "iapdesk reconcile --since \(since)\(flags) shows the entries; check the profile's root certificates"
+            case .refusedBodies: return "iapdesk received --quarantined --since \(since)\(flags) shows each body and why it was refused"
+            case .quiet: return "check the receiver is up and the URL in App Store Connect points at it; iapdesk test-notification\(flags) proves the path"
             case .cannotCheck: return "see the reason; the watch tries again every interval"
             }
         }
@@ -61,15 +63,18 @@ public struct WatchFinding: Sendable, Equatable {
     /// The notifications it concerns, oldest first, at most `maxListed`.
     public var notificationUUIDs: [String]
     public var summary: String
+    /// What to do, with the commands to paste.
+    public var action: String
 
     public static let maxListed = 50
 
-    public init(kind: Kind, environment: String, count: Int, notificationUUIDs: [String] = [], summary: String) {
+    public init(kind: Kind, environment: String, count: Int, notificationUUIDs: [String] = [], summary: String, action: String? = nil) {
         self.kind = kind
         self.environment = environment
         self.count = count
         self.notificationUUIDs = Array(notificationUUIDs.prefix(Self.maxListed))
         self.summary = summary
+        self.action = action ?? kind.action()
     }
 
     /// Stable across cycles and restarts: one incident per kind and environment.
@@ -87,7 +92,8 @@ public enum WatchFindings {
     ///   - lastArrival: the newest arrival in the store (a notification or a refused body), if any.
     ///   - quietAfter: how long without an arrival is an incident; nil to never say so.
     public static func from(
-        report: ReconcileReport, refused: [QuarantinedDelivery], lastArrival: Date?, quietAfter: TimeInterval?, environment: String, now: Date
+        report: ReconcileReport, refused: [QuarantinedDelivery], lastArrival: Date?, quietAfter: TimeInterval?, environment: String, now: Date,
+        since: String = "T", flags: String = ""
     ) -> [WatchFinding] {
         var findings: [WatchFinding] = []
         func add(_ kind: WatchFinding.Kind, _ rows: [ReconcileRow], _ words: (String) -> String) {
@@ -95,7 +101,7 @@ public enum WatchFindings {
             let counted = count(rows.count, "notification")
             findings.append(WatchFinding(
                 kind: kind, environment: environment, count: rows.count, notificationUUIDs: rows.map(\.notificationUUID),
-                summary: words(counted) + since(rows.map(\.time).min(), first: rows.count > 1)))
+                summary: words(counted) + signedNote(rows.map(\.time).min(), first: rows.count > 1)))
         }
         let byVerdict = Dictionary(grouping: report.rows, by: \.verdict)
         // Apple sends at once; one it has not tried yet is only worth an incident once it is not new.
@@ -119,7 +125,7 @@ public enum WatchFindings {
             findings.append(WatchFinding(
                 kind: .refusedBodies, environment: environment, count: bodies, notificationUUIDs: refused.compactMap(\.refused.notificationUUID),
                 summary: "the receiver refused \(count(bodies, "body", plural: "bodies")) (\(named))"
-                    + since(refused.map(\.refused.receivedAt).min(), first: refused.count > 1)))
+                    + receivedNote(refused.map(\.refused.receivedAt).min(), first: refused.count > 1)))
         }
         if let quietAfter, lastArrival.map({ now.timeIntervalSince($0) > quietAfter }) ?? true {
             let last = lastArrival.map { "the last one at \(stamp($0))" } ?? "none in the store"
@@ -127,6 +133,7 @@ public enum WatchFindings {
                 kind: .quiet, environment: environment, count: 0,
                 summary: "nothing arrived for more than \(minutes(quietAfter)) (\(last))"))
         }
+        for index in findings.indices { findings[index].action = findings[index].kind.action(since: since, flags: flags) }
         return findings
     }
 
@@ -141,7 +148,9 @@ public enum WatchFindings {
 
     static func isAre(_ counted: String) -> String { counted.hasPrefix("1 ") ? "it is" : "they are" }
 
-    static func since(_ date: Date?, first: Bool) -> String { date.map { ", \(first ? "the first " : "")signed \(stamp($0))" } ?? "" }
+    static func receivedNote(_ date: Date?, first: Bool) -> String { date.map { ", \(first ? "the first " : "")received \(stamp($0))" } ?? "" }
+
+    static func signedNote(_ date: Date?, first: Bool) -> String { date.map { ", \(first ? "the first " : "")signed \(stamp($0))" } ?? "" }
 
     static func minutes(_ interval: TimeInterval) -> String {
         interval >= 3600 && interval.truncatingRemainder(dividingBy: 3600) == 0 ? "\(Int(interval / 3600)) h" : "\(Int((interval / 60).rounded())) min"

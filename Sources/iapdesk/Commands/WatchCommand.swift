@@ -68,6 +68,11 @@ struct WatchCommand: AsyncParsableCommand {
         }
         guard alertTimeout.isFinite, alertTimeout > 0, alertTimeout <= 300 else { throw ValidationError("--alert-timeout must be more than 0 and at most 300 seconds.") }
         guard recoverRate.isFinite, recoverRate > 0, recoverRate <= 100 else { throw ValidationError("--recover-rate must be more than 0 and at most 100 a second.") }
+        if let recoverTo {
+            guard let url = URL(string: recoverTo), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                throw ValidationError("--recover-to must be an http(s) URL: the app's endpoint, such as https://example.com/appstore/notifications.")
+            }
+        }
         if let metricsAddress, (try? ListenAddress.split(metricsAddress)) == nil {
             throw ValidationError("--metrics-address must be host:port, such as 127.0.0.1:9091 or [::1]:9091.")
         }
@@ -98,12 +103,22 @@ struct WatchCommand: AsyncParsableCommand {
         let output = WatchOutput(json: global.json)
         let policy = try consumptionPolicy.map(ReceivingPolicy.load)
         let resolved = try await StoreAccess.resolve(storeOptions, session: session)
-        let opened = try await StoreAccess.open(resolved.location)
+        // A store no receiver has written is a typo or the wrong profile: every notification of
+        // Apple's would read as missing, so it is refused as reconcile refuses it.
+        let opened = try await StoreAccess.openExisting(resolved.location)
         guard let store = opened as? any NotificationStore & IncidentStore else {
             try? await opened.close()
             throw CLIError("The store at \(resolved.location.description) cannot keep incidents.", status: .configuration)
         }
         var settings = WatchCycle.Settings(window: Self.span(window) ?? 86_400, quietAfter: quietAfter.flatMap(Self.span))
+        settings.sinceText = window
+        settings.followUpFlags = global.followUpFlags + (storeOptions.store.map { " --store \(GlobalOptions.quoted($0))" } ?? "")
+        let kept = session.environment.notificationHistoryRetention
+        if settings.window > kept {
+            output.note(
+                "note: Apple keeps \(session.environment.notificationHistoryRetentionDays) days of notification history in \(session.environment.label): each cycle reads those, not \(window).")
+            settings.window = kept
+        }
         if let recoverTo {
             settings.recoverTo = ReplaySender(target: try ReplaySender.target(recoverTo), command: "watch", timeout: 10, store: store)
             settings.recoverRate = recoverRate
@@ -128,7 +143,7 @@ struct WatchCommand: AsyncParsableCommand {
         }
         output.banner(
             environment: session.environmentLabel, store: resolved.recordedIn, interval: interval, window: window, quietAfter: quietAfter,
-            channels: [exec.map { _ in "--exec" }, announcer.shownAlertURL.map { "\(alertFormat) \($0)" }].compactMap { $0 },
+            channels: announcer.channels.map(\.shown),
             recoverTo: settings.recoverTo?.shownTarget, once: once)
         // Stale when two cycles in a row could not check (or never did), with the time one may take.
         let metrics = WatchMetrics(

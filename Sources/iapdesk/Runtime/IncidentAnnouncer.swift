@@ -1,85 +1,69 @@
+import Crypto
 import DeskCore
 import Foundation
 import NotificationReconcile
 import WebhookReceiver
 
-/// Says an incident opened or resolved: to `--exec` (the event as JSON on standard input) and to
-/// `--alert-url` (Slack-compatible text or a PagerDuty event). An announcement that fails on any
-/// channel is tried again at the next cycle.
+/// Where incidents are announced: `--exec` (the event as JSON on standard input) and `--alert-url`
+/// (Slack-compatible text or a PagerDuty event). Each channel keeps its own record in the store of
+/// what it was told, so one that fails is tried again alone, and another watch's channels are theirs.
 struct IncidentAnnouncer: Sendable {
-    let exec: String?
-    let alertURL: URL?
-    let format: AlertFormat
-    /// PagerDuty's integration key, from the environment only (a flag would show in `ps`).
-    let routingKey: String?
+    struct Channel: Sendable {
+        /// Names the channel in the store without its secrets: a hash of what it is.
+        let id: String
+        /// How it is shown: "--exec", "slack to https://hooks.slack.com/…".
+        let shown: String
+        let send: @Sendable (IncidentEvent) async -> String?
+    }
+
+    let channels: [Channel]
     /// How long the command or the POST may take.
     let timeout: TimeInterval
 
     static let routingKeyVariable = "IAPDESK_PAGERDUTY_ROUTING_KEY"
 
-    var hasChannels: Bool { exec != nil || alertURL != nil }
+    init(exec: String?, alertURL: URL?, format: AlertFormat, routingKey: String?, timeout: TimeInterval) {
+        self.timeout = timeout
+        var channels: [Channel] = []
+        if let exec {
+            channels.append(Channel(id: Self.id("exec", exec), shown: "--exec") { event in await Self.run(exec, event: event, timeout: timeout) })
+        }
+        if let alertURL {
+            channels.append(Channel(id: Self.id(format.rawValue, alertURL.absoluteString), shown: "\(format.rawValue) to \(Self.shown(alertURL))") { event in
+                await Self.post(event, to: alertURL, format: format, routingKey: routingKey, timeout: timeout)
+            })
+        }
+        self.channels = channels
+    }
 
     /// Where alerts go, without the secrets an incoming-webhook URL carries in its path.
-    var shownAlertURL: String? { alertURL.map(Self.shown) }
-
     static func shown(_ url: URL) -> String { "\(url.scheme ?? "https")://\(url.host ?? "?")\(url.port.map { ":\($0)" } ?? "")/…" }
 
-    /// nil when every channel took it, else why one did not.
-    func announce(_ event: IncidentEvent) async -> String? {
-        var failures: [String] = []
-        if let exec, let failure = await run(exec, event: event) { failures.append(failure) }
-        if let alertURL, let failure = await post(event, to: alertURL) { failures.append(failure) }
-        return failures.isEmpty ? nil : failures.joined(separator: "; ")
+    static func id(_ kind: String, _ value: String) -> String {
+        kind + ":" + SHA256.hash(data: Data(value.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
-    private func post(_ event: IncidentEvent, to url: URL) async -> String? {
+    private static func post(_ event: IncidentEvent, to url: URL, format: AlertFormat, routingKey: String?, timeout: TimeInterval) async -> String? {
         let forwarder = Forwarder(ForwardConfiguration(url: url, timeout: timeout))
-        let body = format.body(event, routingKey: routingKey)
-        let result = await forwarder.post(body, headers: ["User-Agent": "iapdesk watch"])
+        let result = await forwarder.post(format.body(event, routingKey: routingKey), headers: ["User-Agent": "iapdesk watch"])
         if let status = result.status, (200...299).contains(status) { return nil }
-        // The forwarder's summary names the URL's host only.
-        return "alert to \(Self.shown(url)) failed: \(result.summary)"
+        return "\(format.rawValue) to \(shown(url)) failed: \(result.summary)"
     }
 
-    /// Runs the command with `sh -c`, the event on standard input; it must exit 0 within the timeout.
-    private func run(_ command: String, event: IncidentEvent) async -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        var environment = ProcessInfo.processInfo.environment
-        environment["IAPDESK_INCIDENT_EVENT"] = event.event
-        environment["IAPDESK_INCIDENT_KEY"] = event.key
-        process.environment = environment
-        let input = Pipe()
-        process.standardInput = input
-        let exited = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { exited.continuation.yield($0.terminationStatus); exited.continuation.finish() }
-        do {
-            try process.run()
-        } catch {
-            return "--exec could not start: \(error.localizedDescription)"
-        }
+    /// The command gets the event as one JSON line on standard input; it must exit 0 within the timeout.
+    private static func run(_ command: String, event: IncidentEvent, timeout: TimeInterval) async -> String? {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = ((try? encoder.encode(event)) ?? Data()) + Data([0x0A])
-        // A command that does not read its input must not block the watch: written on a thread of its own.
-        let handle = input.fileHandleForWriting
-        DispatchQueue.global().async {
-            try? handle.write(contentsOf: json)
-            try? handle.close()
+        var environment = ProcessInfo.processInfo.environment
+        environment["IAPDESK_INCIDENT_EVENT"] = event.event
+        environment["IAPDESK_INCIDENT_KEY"] = event.key
+        switch await ShellCommand.run(command, input: json, environment: environment, timeout: timeout) {
+        case .exited(0): return nil
+        case .exited(let status): return "--exec exited \(status)"
+        case .killedBySignal(let signal): return "--exec was killed by signal \(signal)"
+        case .timedOut: return "--exec did not finish within \(String(format: "%g", timeout)) s: stopped"
+        case .couldNotStart(let why): return "--exec could not start: \(why)"
         }
-        let stoppedByTimer = OnceFlag()
-        let timer = Task {
-            try await Task.sleep(for: .seconds(timeout))
-            if stoppedByTimer.claim() { process.terminate() }
-        }
-        var status: Int32 = -1
-        for await value in exited.stream { status = value }
-        timer.cancel()
-        // Claimed here first, the timer did not stop it.
-        let timedOut = !stoppedByTimer.claim()
-        if status == 0 && process.terminationReason == .exit { return nil }
-        if timedOut { return "--exec did not finish within \(Int(timeout)) s: stopped" }
-        return process.terminationReason == .exit ? "--exec exited \(status)" : "--exec was killed by signal \(status)"
     }
 }

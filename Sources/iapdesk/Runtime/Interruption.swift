@@ -5,9 +5,10 @@ import Synchronization
 /// can still be printed. A second Ctrl-C ends the process at once.
 enum Interruption {
     static func cancelling<T: Sendable>(_ task: Task<T, Never>) async -> T {
-        InterruptionSignal.shared.route { task.cancel() }
+        // Routed here for the while, then back to what had it (a long-lived command's own stop).
+        let previous = InterruptionSignal.shared.route { task.cancel() }
         let value = await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
-        InterruptionSignal.shared.route(nil)
+        InterruptionSignal.shared.route(previous)
         return value
     }
 }
@@ -27,18 +28,21 @@ final class InterruptionSignal: Sendable {
     private let state = Mutex(State())
     nonisolated(unsafe) private static var source: (any DispatchSourceSignal)?
 
-    /// Sends the next Ctrl-C to `cancel` (nil: the next one ends the process).
-    func route(_ cancel: (@Sendable () -> Void)?) {
+    /// Sends the next Ctrl-C to `cancel` (nil: the next one ends the process); gives what had it before.
+    @discardableResult
+    func route(_ cancel: (@Sendable () -> Void)?) -> (@Sendable () -> Void)? {
         state.withLock { state in
+            let previous = state.cancel
             state.cancel = cancel
             state.presses = 0
-            guard !state.installed else { return }
+            guard !state.installed else { return previous }
             state.installed = true
             signal(SIGINT, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
             source.setEventHandler { InterruptionSignal.shared.pressed() }
             source.resume()
             Self.source = source
+            return previous
         }
     }
 

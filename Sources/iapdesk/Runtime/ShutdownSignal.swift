@@ -3,22 +3,23 @@ import Foundation
 /// Waits for SIGINT or SIGTERM.
 enum ShutdownSignal {
     /// Catches SIGINT and SIGTERM from now on (the default would end the process), and says when
-    /// the first comes: for work that starts before it waits.
+    /// the first comes: for work that starts before it waits. Ctrl-C goes through the one SIGINT
+    /// source the process has, so that a listing read meanwhile takes it for the while and gives it back.
     static func armed() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
         let once = OnceFlag()
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { @Sendable in
-                if once.claim() {
-                    continuation.yield()
-                    continuation.finish()
-                }
+        let stop: @Sendable () -> Void = {
+            if once.claim() {
+                continuation.yield()
+                continuation.finish()
             }
-            source.resume()
-            Retained.sources.append(source)
         }
+        InterruptionSignal.shared.route(stop)
+        signal(SIGTERM, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        source.setEventHandler { @Sendable in stop() }
+        source.resume()
+        Retained.sources.append(source)
         return stream
     }
 

@@ -15,6 +15,9 @@ struct WatchCycle: Sendable {
         var recoverTo: ReplaySender?
         var recoverRate: Double = 5
         var recoverBudget: Duration = .seconds(60)
+        /// The window and the flags as the findings' commands give them: "24h", " --demo".
+        var sinceText = "T"
+        var followUpFlags = ""
     }
 
     struct Outcome: Sendable {
@@ -25,9 +28,12 @@ struct WatchCycle: Sendable {
         var notifications = 0
         var recovered = 0
         var recoverFailed = 0
+        /// The incidents this watch opened or resolved in the cycle.
         var events: [IncidentEvent] = []
         /// Announcements that failed, each with why: tried again next cycle.
         var unannounced: [String] = []
+        /// Announcements sent on the channels.
+        var announced = 0
         /// Incidents open after the cycle, of this environment.
         var open: [StoredIncident] = []
     }
@@ -90,7 +96,8 @@ struct WatchCycle: Sendable {
         let newestRefused = try await store.quarantined(QuarantineFilter(limit: 1)).first.map { $0.lastReceivedAt ?? $0.refused.receivedAt }
         let lastArrival = [newest, newestRefused].compactMap { $0 }.max()
         outcome.findings = WatchFindings.from(
-            report: report, refused: refused, lastArrival: lastArrival, quietAfter: settings.quietAfter, environment: environment, now: now)
+            report: report, refused: refused, lastArrival: lastArrival, quietAfter: settings.quietAfter, environment: environment, now: now,
+            since: settings.sinceText, flags: settings.followUpFlags)
     }
 
     /// One POST after another at the rate, within the cycle's budget; the rest waits for the next cycle.
@@ -108,31 +115,67 @@ struct WatchCycle: Sendable {
         return attempts
     }
 
-    /// Opens, updates and resolves the incidents the findings say, then announces what is unannounced.
+    /// How long a resolved incident's resolution is still announced to a channel that missed it.
+    static let resolutionsKept: TimeInterval = 86_400
+
+    /// Opens, updates and resolves the incidents the findings say (each change this watch made is
+    /// an event of its output), then tells each channel what it was not told yet.
     private func keep(_ findings: [WatchFinding], checked: Set<WatchFinding.Kind>, now: Date, into outcome: inout Outcome) async throws {
-        let changes = IncidentChanges.between(active: try await store.activeIncidents(), findings: findings, checked: checked, environment: environment)
-        for finding in changes.toOpen { _ = try await store.openIncident(NewIncident(finding, at: now)) }
+        let prefix = environment.lowercased() + "/"
+        let resolvedSince = now.addingTimeInterval(-Self.resolutionsKept)
+        let changes = IncidentChanges.between(
+            active: try await store.activeIncidents(resolvedSince: resolvedSince), findings: findings, checked: checked, environment: environment)
+        for finding in changes.toOpen {
+            // Another watch on the store may have opened it a moment ago: then it is that one's to say.
+            if let opened = try await store.openIncident(NewIncident(finding, at: now)) {
+                outcome.events.append(IncidentEvent(opened, phase: .opened, source: source))
+            }
+        }
         for update in changes.toUpdate {
             try await store.updateIncident(
                 id: update.incident.id, summary: update.finding.summary, details: IncidentDetails(update.finding).encoded(), at: now)
         }
-        for incident in changes.toResolve { try await store.resolveIncident(id: incident.id, at: now) }
-        // Every watch of the store announces what none announced yet (a crash between a change and
-        // its announcement included); this environment's only.
-        let prefix = environment.lowercased() + "/"
-        let active = try await store.activeIncidents().filter { $0.key.hasPrefix(prefix) }
-        for incident in active {
-            for phase in incident.unannounced {
-                let event = IncidentEvent(incident, phase: phase, source: source)
-                if let failure = await announcer.announce(event) {
-                    outcome.unannounced.append("\(incident.key) \(phase.rawValue): \(failure)")
-                    break
+        for var incident in changes.toResolve {
+            try await store.resolveIncident(id: incident.id, at: now)
+            incident.resolvedAt = now
+            outcome.events.append(IncidentEvent(incident, phase: .resolved, source: source))
+        }
+        let active = try await store.activeIncidents(resolvedSince: resolvedSince).filter { $0.key.hasPrefix(prefix) }
+        outcome.open = active.filter(\.isOpen)
+        for channel in announcer.channels {
+            try await announce(active, on: channel, now: now, into: &outcome)
+        }
+    }
+
+    /// Each incident's opening while it is open, and its resolution once the channel heard of the
+    /// opening: a channel is never told of the end of what it was not told began.
+    private func announce(_ incidents: [StoredIncident], on channel: IncidentAnnouncer.Channel, now: Date, into outcome: inout Outcome) async throws {
+        var sent = try await store.sentAnnouncements(channel: channel.id, incidents: incidents.map(\.id))
+        // A claim older than this was left by a watch that stopped while sending.
+        let staleBefore = now.addingTimeInterval(-(announcer.timeout + 60))
+        for incident in incidents {
+            let opened = IncidentAnnouncement(incident: incident.id, phase: .opened)
+            let resolved = IncidentAnnouncement(incident: incident.id, phase: .resolved)
+            let due: IncidentPhase?
+            if incident.isOpen {
+                due = sent.contains(opened) ? nil : .opened
+            } else {
+                due = sent.contains(opened) && !sent.contains(resolved) ? .resolved : nil
+            }
+            if let phase = due {
+                guard try await store.claimAnnouncement(incident: incident.id, channel: channel.id, phase: phase, at: Date(), staleBefore: staleBefore) else {
+                    continue
                 }
-                try await store.markIncidentAnnounced(id: incident.id, phase, at: Date())
-                outcome.events.append(event)
+                let failure = await channel.send(IncidentEvent(incident, phase: phase, source: source))
+                try await store.finishAnnouncement(incident: incident.id, channel: channel.id, phase: phase, sent: failure == nil, at: Date())
+                if let failure {
+                    outcome.unannounced.append("\(incident.key) \(phase.rawValue) to \(channel.shown): \(failure)")
+                    continue
+                }
+                sent.insert(IncidentAnnouncement(incident: incident.id, phase: phase))
+                outcome.announced += 1
             }
         }
-        outcome.open = active.filter(\.isOpen)
     }
 
     static func cliError(_ error: any Error) -> CLIError {
