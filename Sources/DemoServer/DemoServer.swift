@@ -92,6 +92,9 @@ public final class DemoServer: Sendable {
         store.shareWebhook(url)
     }
 
+    /// The receiver the state folder names for every demo process, if any.
+    public var sharedWebhookURL: URL? { store.sharedWebhookURL }
+
     /// Hands the demo's notifications back to `previous` (or to nobody) when `url` still has them.
     public func withdrawWebhook(_ url: URL, restoring previous: URL?) {
         store.withdrawWebhook(url, restoring: previous)

@@ -50,6 +50,25 @@ import Testing
         #expect(received.stdout.contains(uuid))
     }
 
+    /// Stopping `listen --demo` is how an outage is rehearsed: the demo keeps sending to its URL, the
+    /// sends fail, and reconcile finds the notification missing.
+    @Test func aStoppedDemoReceiverLeavesTheDemosDeliveriesFailing() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let listen = try Running(["listen", "--demo", "--address", "127.0.0.1:0", "--json"], folder: folder)
+        let url = try await listen.waitFor { output in Self.objects(output).compactMap { $0["listening"] as? String }.first }
+        #expect(url != nil, "listen did not start: \(listen.stderr)")
+        listen.signal(SIGTERM)
+        #expect(try await listen.exitStatus() == 0)
+        #expect(listen.stderr.contains("now fail as to an endpoint that is down"), "\(listen.stderr)")
+        let extend = try Running(["extend", "2000000400000044", "--days", "2", "--reason", "service-issue", "--demo", "--yes"], folder: folder)
+        #expect(try await extend.exitStatus(seconds: 120) == 0, "\(extend.stderr)")
+        let reconcile = try Running(["reconcile", "--demo", "--since", "1h", "--json"], folder: folder)
+        #expect(try await reconcile.exitStatus(seconds: 120) == 10, "\(reconcile.stdout)")
+        let counts = Self.document(reconcile.stdout)?["counts"] as? [String: Int] ?? [:]
+        #expect(counts["not-delivered-and-missing"] ?? 0 >= 1, "\(counts)")
+    }
+
     @Test func printWritesTheBodyAndTheRootAnAppTrusts() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -77,6 +77,8 @@ final class DemoStore: Sendable {
         }
     }
 
+    var sharedWebhookURL: URL? { sharedWebhook }
+
     /// The receiver the state folder names, if any.
     private var sharedWebhook: URL? {
         guard let path = sharedWebhookPath, let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }

@@ -248,8 +248,17 @@ struct ListenCommand: AsyncParsableCommand {
             let drained = await receiver.stop()
             // An answer cut off here has its intent in the ledger: the next start closes it without sending again.
             await responder?.stop()
-            // The demo's notifications go back to where they went before, not to a stopped receiver.
-            session?.demo?.withdrawWebhook(receiver.url, restoring: previousWebhook)
+            // The demo's notifications go back to a receiver still running before this one (another
+            // listen, a console); else they stay here and fail, as Apple's do to an endpoint that is
+            // down: stopping the receiver is how an outage is rehearsed.
+            if let demo = session?.demo {
+                if let previous = previousWebhook, ReceiverProbe.isListening(previous) {
+                    demo.withdrawWebhook(receiver.url, restoring: previous)
+                } else if demo.sharedWebhookURL == receiver.url {
+                    output.note(
+                        "The demo keeps sending its notifications here, and they now fail as to an endpoint that is down, until a receiver takes them (listen --demo, iapdesk demo) or iapdesk demo --reset.")
+                }
+            }
             // A store stuck on its server must not hold the exit past the drain timeout's second.
             let left = stopping + configuration.drainTimeout + .milliseconds(900) - ContinuousClock.now
             try? await withinDeadline(max(left, .milliseconds(150))) { try await store.close() }

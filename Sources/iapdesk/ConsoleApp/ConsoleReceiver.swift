@@ -17,7 +17,10 @@ struct ConsoleReceiver {
 
     /// With `listen` set, opens (or makes) the store and starts the receiver before the console
     /// draws, so a port already taken is said on the command line; otherwise only reads the store.
-    static func start(_ options: LiveOptions, location: StoreLocation, listen: String?, verifier: SignedDataVerifier?) async throws -> ConsoleReceiver {
+    /// `receivingElsewhere`: the receiver of another process that writes the store (the demo's `listen`), said in the Live pane.
+    static func start(
+        _ options: LiveOptions, location: StoreLocation, listen: String?, verifier: SignedDataVerifier?, receivingElsewhere: URL? = nil
+    ) async throws -> ConsoleReceiver {
         let forward = options.forwardURL
         let replay: ReceivedNotifications.Replayer = { store, notification, url in
             let sender = ReplaySender(target: url, command: "console", timeout: 10, store: store)
@@ -30,7 +33,7 @@ struct ConsoleReceiver {
         }
         guard let listen else {
             let received = ReceivedNotifications(
-                source: LiveSource(storePath: location.description, forwardURL: forward),
+                source: LiveSource(storePath: location.description, receiverURL: receivingElsewhere, forwardURL: forward),
                 open: { try await Self.openForReading(location) }, replay: replay)
             return ConsoleReceiver(received: received, receiver: nil, store: nil, releaseWebhook: nil)
         }

@@ -22,10 +22,14 @@ enum DemoConsole {
     /// --store names one, with some deliveries made to fail; the real store is never written.
     static func receiver(_ live: LiveOptions, session: Session) async throws -> ConsoleReceiver {
         var receiver: ConsoleReceiver
+        // A `listen --demo` running in another shell keeps the demo's notifications (it may forward
+        // them to the app): the console shows what it stores, the one demo store, and takes nothing.
+        let elsewhere = live.listen == nil ? session.demo?.sharedWebhookURL.flatMap { ReceiverProbe.isListening($0) ? $0 : nil } : nil
         do {
             let store = try await StoreAccess.resolve(live.storeOptions, session: session)
             receiver = try await ConsoleReceiver.start(
-                live, location: store.location, listen: live.listen ?? "127.0.0.1:0", verifier: session.verifier)
+                live, location: store.location, listen: elsewhere == nil ? live.listen ?? "127.0.0.1:0" : nil, verifier: session.verifier,
+                receivingElsewhere: elsewhere)
         } catch {
             await session.close()
             throw error
