@@ -63,7 +63,7 @@ public enum DetailContent {
         if let arrival {
             // Known only when a notification store is read: nil inside means it never arrived there.
             children.append(TreeNode(label: "Arrived here", value: arrival.map {
-                "\(LivePane.receivedText($0)), answered HTTP \($0.answeredStatus), \($0.verdict)"
+                "\(LivePane.receivedText($0)), answered HTTP \($0.answeredStatus), \($0.verdict)" + ($0.forwardResult.map { "; forwarded to the app: \($0)" } ?? "")
             } ?? "no: not in the notification store", path: "arrived"))
         }
         if let verdict {

@@ -53,10 +53,15 @@ struct ReconcileCommand: AsyncParsableCommand {
             ReconcileOutput(report: report, store: path, session: session, printer: printer, recoverCommand: recover).print()
             if report.hasGaps {
                 let gaps = report.rows.filter(\.verdict.isGap).count + report.unreadable.count
+                let unknown = report.rows.contains { $0.verdict == .unknownToApple }
+                let missing = report.rows.contains { $0.verdict.isGap && $0.verdict != .unknownToApple }
+                let hints = [
+                    missing ? "Missing ones: \(recover) (or iapdesk replay UUID --to URL\(flags)), then run this again." : nil,
+                    unknown ? "Unknown to Apple: check their verdict with iapdesk received --json\(flags)." : nil,
+                ].compactMap { $0 }
                 throw CLIError(
                     "Gaps found: \(DisplayFormat.count(gaps, "notification")) on one side only.",
-                    hint: "Missing ones: \(recover) (or iapdesk replay UUID --to URL\(flags)), then run this again. Unknown to Apple: check their verdict with iapdesk received --json\(flags).",
-                    status: .gapsFound)
+                    hint: hints.isEmpty ? nil : hints.joined(separator: " "), status: .gapsFound)
             }
         }
     }
