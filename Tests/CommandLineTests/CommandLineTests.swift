@@ -169,6 +169,11 @@ import Testing
         let unknown = try await run(["bogus"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("iapdesk has no command \"bogus\""))
+        // A typo is named, with the command it is near, and not the console's usage.
+        let typo = try await run(["reconcil", "--demo"])
+        #expect(typo.status == 64)
+        #expect(typo.stderr.contains("Did you mean \"reconcile\"?"), "\(typo.stderr)")
+        #expect(!typo.stderr.contains("Usage: iapdesk console"))
         #expect(try await run(["lookup", "MK5TTTVWJH", "--demo", "--environment", "Sandbox"]).status == 64)
         #expect(try await run(["transaction", "2000000499999999", "--demo"]).status == 2)
         #expect(try await run(["history", "1", "--limit", "0", "--demo"]).status == 64)

@@ -20,7 +20,27 @@ struct ConsoleCommand: AsyncParsableCommand {
             // `iapdesk --demo transaction ID`: options before the command are read as the console's.
             throw ValidationError("Options go after the command: iapdesk \(word) … \(CommandLine.arguments.dropFirst().prefix { $0 != word }.joined(separator: " ")). See iapdesk \(word) --help.")
         }
-        throw ValidationError("iapdesk has no command \"\(word)\". Commands: \(commands.joined(separator: ", ")). See iapdesk --help.")
+        // Said without the console's usage, which is not what was meant.
+        let near = commands.map { ($0, Self.distance(word.lowercased(), $0)) }.filter { $0.1 <= max(1, $0.0.count / 3) }.min { $0.1 < $1.1 }?.0
+        throw CLIError(
+            "iapdesk has no command \"\(word)\"." + (near.map { " Did you mean \"\($0)\"?" } ?? ""),
+            hint: "Commands: \(commands.joined(separator: ", ")). See iapdesk --help.", status: .usage
+        ).reported()
+    }
+
+    /// Edits (insert, delete, replace) from one word to another.
+    static func distance(_ from: String, _ to: String) -> Int {
+        let a = Array(from), b = Array(to)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     @MainActor
