@@ -8,6 +8,7 @@
 #include <langinfo.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
+#include <ncursesw/term.h>
 
 extern int wcwidth(wchar_t c);
 
@@ -127,6 +128,18 @@ static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, 
     wtouchln(newscr, top, bottom - top + 1, 0);
     wtouchln(win, top, bottom - top + 1, 0);
     return OK;
+}
+
+/* Whether the console can draw on terminal type `term` (NULL: $TERM), asked of terminfo before
+   curses starts (initscr would print its own error and exit on an unknown type):
+   1 it moves the cursor to any cell (cup) and clears the screen (clear); 0 it cannot (dumb,
+   hard-copy); -1 terminfo does not know the type (or has no database). Leaves no terminal set up. */
+static inline int iapdesk_terminal_can_draw(const char *term, int fd) {
+    int error = 0;
+    if (setupterm((char *)term, fd, &error) != OK) return error == 1 ? 0 : -1;
+    int can = iapdesk_has_cap(tigetstr("cup")) && iapdesk_has_cap(tigetstr("clear"));
+    del_curterm(cur_term);
+    return can;
 }
 
 /* Whether the terminal keeps the shell's screen while the console runs (smcup/rmcup). */
