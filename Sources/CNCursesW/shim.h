@@ -40,6 +40,16 @@ static inline int iapdesk_wcwidth(unsigned int scalar) { return wcwidth((wchar_t
 
 #include <unistd.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+/* Takes the terminal's size now: after a suspension the shell, not the console, received the
+   SIGWINCH of any resize. False when the size was already right (or cannot be read). */
+static inline int iapdesk_take_terminal_size(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_row == 0 || size.ws_col == 0) return 0;
+    if (size.ws_row == LINES && size.ws_col == COLS) return 0;
+    return resize_term(size.ws_row, size.ws_col) == OK;
+}
 
 static inline int iapdesk_has_cap(const char *cap) { return cap != NULL && cap != (char *)-1; }
 

@@ -76,6 +76,25 @@ public final class CursesBackend: Backend {
         endwin()
     }
 
+    /// Hands the terminal back as `end` does (shell modes, main screen, no bracketed paste), to be
+    /// taken again by `resume` when the process is continued.
+    public func suspend() {
+        guard !ended else { return }
+        Self.writeRaw("\u{1B}[?2004l", to: outputFD)
+        endwin()
+    }
+
+    /// Takes the terminal again after `suspend`: its size as it is now, raw modes, the alternate
+    /// screen and bracketed paste; the next frame is drawn whole.
+    public func resume() {
+        guard !ended else { return }
+        _ = iapdesk_take_terminal_size(outputFD)
+        // ncurses puts the terminal back in the program's modes at the next refresh.
+        clearok(window, true)
+        wrefresh(window)
+        Self.writeRaw("\u{1B}[?2004h", to: outputFD)
+    }
+
     public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }
 
     public func clear() {
