@@ -105,6 +105,8 @@ import Testing
             #expect(try AppReceiptReader.read(text: text).inAppPurchases.first?.transactionId == "0", "\(text.prefix(30))")
         }
         #expect(AppReceiptReader.looksLikeReceipt(base64))
+        #expect(AppReceiptReader.looksLikeReceipt(body))
+        #expect(!AppReceiptReader.looksLikeReceipt(#"{"signedPayload": "eyJ.a.b"}"#))
         #expect(!AppReceiptReader.looksLikeReceipt("MK5TTTVWJH"))
         #expect(!AppReceiptReader.looksLikeReceipt(Fixture.text("apple/xcode/xcode-signed-transaction")))
     }

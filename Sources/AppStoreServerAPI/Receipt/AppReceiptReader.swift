@@ -68,10 +68,11 @@ public enum AppReceiptReader {
         return try read(der: bytes)
     }
 
-    /// Whether pasted text looks like a base64 receipt (the console offers to read it): long, and
-    /// starting with the base64 of a PKCS#7 SEQUENCE ("MI").
+    /// Whether pasted text looks like a base64 receipt (the console reads it as one): long, and
+    /// starting with the base64 of a PKCS#7 SEQUENCE ("MI"), or a verifyReceipt body holding one.
     public static func looksLikeReceipt(_ text: String) -> Bool {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.hasPrefix("{") { return trimmed.contains("\"receipt-data\"") }
         return trimmed.count >= 200 && trimmed.hasPrefix("MI") && !trimmed.contains(".")
     }
 
