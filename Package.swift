@@ -263,6 +263,7 @@ if Context.environment["IAPDESK_FUZZ"] == "1" {
     ]
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzJWSSplitter", ["AppStoreServerAPI"]),
+        ("FuzzAppReceipt", ["AppStoreServerAPI"]),
         ("FuzzSignedDataInspector", ["AppStoreServerAPI"]),
         ("FuzzSignedDataVerifier", ["AppStoreServerAPI"]),
         ("FuzzModels", ["AppStoreServerAPI"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the full-screen console: runs `iapdesk demo` in tmux, looks up an order, opens
 # refunds, subscriptions and notifications, extends a renewal, requests a test notification,
-# resizes, quits, and checks the screen at each step and that the terminal was restored.
+# resizes, suspends with Ctrl-Z and comes back with fg, quits, and checks the screen at each step and
+# that the terminal was restored.
 set -euo pipefail
 export LC_ALL=C.UTF-8
 unset TMUX
@@ -96,4 +97,39 @@ kill -TERM "$(pgrep -P "$($T display -t app -p '#{pane_pid}')" | head -1)"
 for i in $(seq 1 50); do [ -s "$OUT/exit" ] && break; sleep 0.1; done
 [ -s "$OUT/exit" ] || fail "iapdesk demo did not stop on SIGTERM"
 [ "$($T display -t app -p '#{alternate_on}')" = 0 ] || fail "the terminal is still on the alternate screen after SIGTERM"
+# Ctrl-Z suspends into the shell's job control with the terminal restored; fg brings the console
+# back, redrawn at the size the terminal was given meanwhile; kill -TSTP from elsewhere does the same.
+$T respawn-pane -k -t app "bash --norc --noprofile -i"
+keys "PS1='shell\$ '" Enter
+keys "$BIN demo" Enter
+wait_for "DEMO · PRODUCTION"
+# The alternate screen may still show the last frame: wait for the border at the new width.
+wait_width() {
+    local i
+    for i in $(seq 1 100); do [ "$(screen | sed -n 4p | wc -L)" -eq "$1" ] && return 0; sleep 0.1; done
+    fail "$2"
+}
+keys C-z
+wait_for "Stopped"
+[ "$($T display -t app -p '#{alternate_on}')" = 0 ] || fail "Ctrl-Z left the terminal on the alternate screen"
+keys "stty -a | grep -o ' icanon' ; echo shell-is-usable" Enter
+wait_for "shell-is-usable"
+screen | grep -qF " icanon" || fail "the shell's terminal modes were not restored on Ctrl-Z"
+$T resize-window -t app -x 80 -y 24
+keys "fg" Enter
+wait_for "DEMO · PRODUCTION"
+[ "$($T display -t app -p '#{alternate_on}')" = 1 ] || fail "fg did not bring the console back to the alternate screen"
+wait_width 80 "the console was not redrawn at the size given while suspended"
+console=$(pgrep -P "$($T display -t app -p '#{pane_pid}')" | head -1)
+kill -TSTP "$console"
+wait_for "Stopped"
+[ "$($T display -t app -p '#{alternate_on}')" = 0 ] || fail "SIGTSTP left the terminal on the alternate screen"
+$T resize-window -t app -x 120 -y 36
+keys "fg" Enter
+wait_for "DEMO · PRODUCTION"
+wait_width 120 "the console was not redrawn at 120 columns after SIGTSTP and fg"
+keys C-c
+wait_for "shell\$"
+[ "$($T display -t app -p '#{alternate_on}')" = 0 ] || fail "the terminal is still on the alternate screen after Ctrl-Z, fg and q"
+
 echo "e2e console: 1 passed, 0 failed"

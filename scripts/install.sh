@@ -5,8 +5,9 @@
 #
 #   scripts/install.sh [PREFIX]
 #
-# Builds the release binary first; the man page comes from the command definitions through
-# swift-argument-parser's generate-manual plugin, which builds the release executables (a few minutes once).
+# Builds the release binary first; the man page and the completions come from the binary itself
+# (iapdesk man, iapdesk completions SHELL): the same page swift-argument-parser's generate-manual
+# plugin writes, with no toolchain needed to make it again from an installed binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,11 +20,11 @@ install -d "$prefix/bin" "$prefix/share/iapdesk/themes" "$prefix/share/man/man1"
 install -m 755 "$binary" "$prefix/bin/iapdesk"
 install -m 644 themes/*.toml "$prefix/share/iapdesk/themes/"
 
-"$prefix/bin/iapdesk" --generate-completion-script bash >"$prefix/share/bash-completion/completions/iapdesk"
-"$prefix/bin/iapdesk" --generate-completion-script zsh >"$prefix/share/zsh/site-functions/_iapdesk"
-"$prefix/bin/iapdesk" --generate-completion-script fish >"$prefix/share/fish/vendor_completions.d/iapdesk.fish"
-
-swift package --allow-writing-to-package-directory generate-manual --configuration release >/dev/null
-install -m 644 .build/plugins/GenerateManual/outputs/iapdesk/iapdesk.1 "$prefix/share/man/man1/iapdesk.1"
+"$prefix/bin/iapdesk" completions bash >"$prefix/share/bash-completion/completions/iapdesk"
+"$prefix/bin/iapdesk" completions zsh >"$prefix/share/zsh/site-functions/_iapdesk"
+"$prefix/bin/iapdesk" completions fish >"$prefix/share/fish/vendor_completions.d/iapdesk.fish"
+"$prefix/bin/iapdesk" man >"$prefix/share/man/man1/iapdesk.1"
+chmod 644 "$prefix/share/bash-completion/completions/iapdesk" "$prefix/share/zsh/site-functions/_iapdesk" \
+    "$prefix/share/fish/vendor_completions.d/iapdesk.fish" "$prefix/share/man/man1/iapdesk.1"
 
 echo "Installed iapdesk in $prefix/bin, its themes in $prefix/share/iapdesk/themes, man iapdesk and completions for bash, zsh and fish."

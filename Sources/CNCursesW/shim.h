@@ -8,6 +8,7 @@
 #include <langinfo.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
+#include <ncursesw/term.h>
 
 extern int wcwidth(wchar_t c);
 
@@ -39,6 +40,16 @@ static inline int iapdesk_wcwidth(unsigned int scalar) { return wcwidth((wchar_t
 
 #include <unistd.h>
 #include <string.h>
+#include <sys/ioctl.h>
+
+/* Takes the terminal's size now: after a suspension the shell, not the console, received the
+   SIGWINCH of any resize. False when the size was already right (or cannot be read). */
+static inline int iapdesk_take_terminal_size(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_row == 0 || size.ws_col == 0) return 0;
+    if (size.ws_row == LINES && size.ws_col == COLS) return 0;
+    return resize_term(size.ws_row, size.ws_col) == OK;
+}
 
 static inline int iapdesk_has_cap(const char *cap) { return cap != NULL && cap != (char *)-1; }
 
@@ -127,6 +138,18 @@ static inline int iapdesk_scroll_rows(int fd, WINDOW *win, int top, int bottom, 
     wtouchln(newscr, top, bottom - top + 1, 0);
     wtouchln(win, top, bottom - top + 1, 0);
     return OK;
+}
+
+/* Whether the console can draw on terminal type `term` (NULL: $TERM), asked of terminfo before
+   curses starts (initscr would print its own error and exit on an unknown type):
+   1 it moves the cursor to any cell (cup) and clears the screen (clear); 0 it cannot (dumb,
+   hard-copy); -1 terminfo does not know the type (or has no database). Leaves no terminal set up. */
+static inline int iapdesk_terminal_can_draw(const char *term, int fd) {
+    int error = 0;
+    if (setupterm((char *)term, fd, &error) != OK) return error == 1 ? 0 : -1;
+    int can = iapdesk_has_cap(tigetstr("cup")) && iapdesk_has_cap(tigetstr("clear"));
+    del_curterm(cur_term);
+    return can;
 }
 
 /* Whether the terminal keeps the shell's screen while the console runs (smcup/rmcup). */

@@ -19,8 +19,10 @@ struct IAPDesk: AsyncParsableCommand {
             ConsoleCommand.self, DemoCommand.self, LookupCommand.self, TransactionCommand.self, HistoryCommand.self, RefundsCommand.self, StatusCommand.self,
             NotificationsCommand.self, TestNotificationCommand.self, TestNotificationStatusCommand.self, ExtendCommand.self,
             MassExtendCommand.self, MassExtendStatusCommand.self, ConsumptionCommand.self, RefundRequestsCommand.self, RefundPolicyCommand.self, AppAccountTokenCommand.self, FinishTransactionCommand.self,
+            AppTransactionCommand.self, ReceiptCommand.self,
             DecodeCommand.self, CaseCommand.self, TimelineCommand.self, NoteCommand.self, IndexCommand.self, AuditCommand.self, InitCommand.self, DoctorCommand.self, ListenCommand.self, ReceivedCommand.self,
-            ReconcileCommand.self, WatchCommand.self, ReplayCommand.self, RecoverCommand.self, TriggerCommand.self, ServeDemoCommand.self, KeybindingsCommand.self, VersionCommand.self,
+            ReconcileCommand.self, WatchCommand.self, ReplayCommand.self, RecoverCommand.self, TriggerCommand.self, ServeDemoCommand.self, KeybindingsCommand.self, VersionCommand.self, ManCommand.self,
+            CompletionsCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 }

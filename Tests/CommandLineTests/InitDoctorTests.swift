@@ -146,6 +146,43 @@ import Testing
         #expect(try workspace.mode(workspace.configPath) == 0o600)
     }
 
+    @Test func initWithAnExistingProfileAndStandardInputClosedSaysWhatItDid() async throws {
+        let workspace = try Workspace(key: P256.Signing.PrivateKey())
+        defer { workspace.remove() }
+        let flags = [
+            "--issuer-id", DemoServer.issuerId, "--key-id", DemoServer.keyId, "--key-file", workspace.keyPath,
+            "--bundle-id", DemoServer.bundleId, "--environment", "Sandbox", "--no-doctor",
+        ]
+        let first = try await run(["init"] + flags, workspace)
+        #expect(first.status == 0, "\(first.stdout)\n\(first.stderr)")
+        let written = workspace.config()
+
+        // Standard input closed: every bracketed value is kept, as Enter would, and nothing changes.
+        let again = try await run(["init", "--no-doctor"], workspace)
+        #expect(again.status == 0, "\(again.stdout)\n\(again.stderr)")
+        #expect(again.stdout.contains("(standard input ended: \(DemoServer.keyId) is kept)"))
+        #expect(again.stdout.contains("Profile \"default\" in \(workspace.configPath) already holds these values: nothing written."))
+        #expect(!again.stderr.contains("missing ."))
+        #expect(workspace.config() == written)
+
+        // A changed value needs the overwrite confirmed; the refusal says how to give it.
+        let changed = try await run(["init", "--key-id", "ZZZZZZZZZZ", "--no-doctor"], workspace)
+        #expect(changed.status == 9)
+        #expect(changed.stderr.contains("Nothing written: profile \"default\" in \(workspace.configPath) is as it was."))
+        #expect(changed.stderr.contains("Run it again with --yes added to overwrite it"))
+        #expect(workspace.config() == written)
+        let confirmed = try await run(["init", "--key-id", "ZZZZZZZZZZ", "--no-doctor", "--yes"], workspace)
+        #expect(confirmed.status == 0, "\(confirmed.stdout)\n\(confirmed.stderr)")
+        #expect(workspace.config().contains("key_id = \"ZZZZZZZZZZ\""))
+        #expect(workspace.config().contains("bundle_id = \"\(DemoServer.bundleId)\""))
+
+        // Another profile has no defaults: every flag still missing is named, with a value to replace.
+        let other = try await run(["init", "--profile", "other", "--bundle-id", DemoServer.bundleId], workspace)
+        #expect(other.status == 2)
+        #expect(other.stderr.contains("missing --issuer-id, --key-id, --key-file, --environment, --app-apple-id; nothing written."))
+        #expect(other.stderr.contains("such as: iapdesk init --profile other --issuer-id ISSUER_ID --key-id KEY_ID --key-file PATH.p8 --environment ENVIRONMENT --app-apple-id APP_APPLE_ID"))
+    }
+
     @Test func theConsoleWithNoProfileAndNoTerminalPointsToInit() async throws {
         // The offer needs a terminal to answer it; a script gets the error, which names init.
         let workspace = try Workspace(key: P256.Signing.PrivateKey())

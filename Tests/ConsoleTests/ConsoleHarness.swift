@@ -171,8 +171,8 @@ final class ConsoleHarness: @unchecked Sendable {
         }
     }
 
-    func screen(width: Int, height: Int) -> String {
-        let backend = HeadlessBackend(width: width, height: height)
+    func screen(width: Int, height: Int, glyphs: GlyphSet = .unicode) -> String {
+        let backend = HeadlessBackend(width: width, height: height, glyphs: glyphs)
         let terminal = Terminal(backend: backend)
         terminal.draw { area, buffer in ConsoleView.render(state, theme: theme, area: area, buffer: &buffer) }
         return backend.text

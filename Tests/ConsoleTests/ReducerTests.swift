@@ -216,6 +216,27 @@ import Testing
         #expect(send(&typing, [.control("c")]) == [.quit])
     }
 
+    /// Ctrl-Z suspends wherever the focus is, as in a shell: typing in a field, under an overlay, on
+    /// a terminal too small to draw; nothing else changes, so `fg` finds the console as it was.
+    @Test func ctrlZSuspendsFromEveryFocus() {
+        var typing = fresh()
+        _ = type(&typing, "MK5")
+        let before = typing.lookupInput.text
+        #expect(send(&typing, [.control("z")]) == [.suspend])
+        #expect(typing.lookupInput.text == before && typing.focus == .paneInput)
+        var helped = fresh()
+        _ = send(&helped, [.escape, .character("?")])
+        #expect(send(&helped, [.control("z")]) == [.suspend])
+        #expect(helped.overlay == .help)
+        var tiny = fresh()
+        _ = ConsoleReducer.reduce(&tiny, .screenSize(width: 20, height: 5))
+        #expect(send(&tiny, [.control("z")]) == [.suspend])
+        #expect(!tiny.shouldQuit)
+        // Listed with the other commands (help, docs/keybindings.md), and bound to another key by ID.
+        #expect(ActionRegistry.all.contains { $0.id == .appSuspend && $0.keys == [.control("z")] })
+        #expect(ActionRegistry.markdown().contains("| Ctrl-Z | Suspend to the shell (fg resumes) | `app.suspend` |"))
+    }
+
     /// Answers the re-read a review asks for: the subscription as `renewing` says (by default as
     /// the state has it), with `count` earlier extensions.
     static func answerReview(

@@ -151,7 +151,7 @@ import Testing
         let screen = harness.screen(width: 120, height: 36)
         #expect(screen.contains("Notification at $.signedPayload"))
         #expect(!screen.contains("INVALID_JWT_FORMAT"))
-        #expect(harness.state.inspected.value?.report.parts.allSatisfy(\.status.isVerified) == true)
+        #expect(harness.state.inspected.value?.report?.parts.allSatisfy(\.status.isVerified) == true)
         await harness.stop()
     }
 

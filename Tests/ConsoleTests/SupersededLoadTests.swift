@@ -178,6 +178,6 @@ import Testing
         #expect(cancelled(secondEffects) == [first])
         _ = ConsoleReducer.reduce(&state, .answer(request: second, InspectorAnswer.report(InspectionReport(items: [], problem: "second"))))
         _ = ConsoleReducer.reduce(&state, .answer(request: first, InspectorAnswer.report(InspectionReport(items: [], problem: "first"))))
-        #expect(state.inspected.value?.report.problem == "second")
+        #expect(state.inspected.value?.report?.problem == "second")
     }
 }

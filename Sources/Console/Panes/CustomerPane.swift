@@ -98,6 +98,8 @@ enum CustomerPane {
         case .tab, .backTab:
             showTheCustomersID(&state)
             return TextFields.handle(&state, key, field: \.lookupInput) { _ in [] }
+        case .paste(let text) where AppReceiptReader.looksLikeReceipt(text):
+            return ReceiptPaste.lookUp(&state, text)
         case .paste(let text) where text.count > state.lookupInput.maxLength:
             // No ID is that long: a cut-off piece of it would only be looked up by mistake.
             ConsoleReducer.toast(&state, "Nothing pasted: \(text.count) characters is no ID (order IDs have up to 20, transaction IDs up to 40).", isError: true)

@@ -38,6 +38,7 @@ enum InspectorAnswer: PaneAnswer {
 enum InspectorPane {
     static let description = PaneDescription(
         pane: .inspector, title: "Inspector", shortTitle: "Insp", showsCustomer: false,
+        commands: [ReceiptPaste.lookUpCommand],
         detail: { $0.inspected.value?.tree },
         render: InspectorView.render,
         opened: { state in
@@ -81,9 +82,11 @@ enum InspectorPane {
     static func submit(_ state: inout ConsoleState) -> [ConsoleEffect] {
         let text = state.inspectorInput.text
         guard text.utf8.contains(where: { $0 != UInt8(ascii: " ") }) else {
-            ConsoleReducer.toast(&state, "Paste signed data first: a JWS, a webhook body or an API response.", isError: true)
+            ConsoleReducer.toast(&state, "Paste signed data first: a JWS, a webhook body, an API response or an app receipt.", isError: true)
             return []
         }
+        // A legacy app receipt is read here and now: it has nothing to verify with Apple's keys.
+        if AppReceiptReader.looksLikeReceipt(text) { return ReceiptPaste.inspect(&state, text) }
         state.inspected = .loading
         state.focus = .content
         let earlier = PaneReducer.supersede(&state, state.models[InspectorModel.self].request)

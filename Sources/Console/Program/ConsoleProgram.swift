@@ -52,8 +52,8 @@ public final class ConsoleProgram {
             }
             if frontEnd(effect, self) { continue }
             switch effect {
-            case .copy, .setTheme:
-                // A front end without a clipboard or themes has nothing to do with them.
+            case .copy, .setTheme, .suspend:
+                // A front end without a clipboard, themes or a shell to return to has nothing to do with them.
                 break
             default:
                 runner.run(effect)

@@ -132,7 +132,7 @@ public final class EffectRunner: Sendable {
         case .saveRecentLookups(let ids):
             // Only saves typing: a failure is not worth interrupting the agent for.
             try? recentLookups?.save(ids)
-        case .copy, .setTheme, .quit:
+        case .copy, .setTheme, .suspend, .quit:
             break
         }
     }

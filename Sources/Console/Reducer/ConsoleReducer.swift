@@ -83,6 +83,8 @@ public enum ConsoleReducer {
             state.shouldQuit = true
             return [.quit]
         }
+        // As Ctrl-Z does in a shell, wherever the focus is (raw mode delivers it as a key).
+        if key == .control("z") { return [.suspend] }
         if key == .resize { return [] }
         if state.screenWidth < ConsoleView.minimumWidth || state.screenHeight < ConsoleView.minimumHeight {
             // Nothing can be read on a terminal this small, so nothing but q acts.

@@ -12,6 +12,7 @@ extension CommandID {
     public static let appCommand = CommandID("app.command")
     public static let appCancel = CommandID("app.cancel")
     public static let appRefresh = CommandID("app.refresh")
+    public static let appSuspend = CommandID("app.suspend")
 }
 
 /// Commands that work in every pane.
@@ -83,5 +84,7 @@ enum GlobalCommands {
         KeyCommand(.appRefresh, "Refresh", keys: [.character("r"), .control("r")], context: .global, inFooter: true) { state, _ in
             ConsoleReducer.refresh(&state)
         },
+        // Ctrl-Z itself is taken before any command (ConsoleReducer.handleKey), as Ctrl-C is; another key can be bound here.
+        KeyCommand(.appSuspend, "Suspend to the shell (fg resumes)", keys: [.control("z")], context: .global) { _, _ in [.suspend] },
     ]
 }

@@ -49,6 +49,8 @@ public enum ConsoleEffect: Sendable, Equatable {
     case saveRecentLookups([String])
     case setTheme(String)
     case switchEnvironment(AppStoreEnvironment)
+    /// Hands the terminal back to the shell until the process is continued (Ctrl-Z; `fg` resumes).
+    case suspend
     case quit
 }
 

@@ -77,6 +77,47 @@ public enum DetailContent {
         return TreeNode(label: row.payload?.notificationType?.rawValue ?? "Notification", children: children, path: "")
     }
 
+    /// A legacy app receipt: what is not checked first, the app's fields, then each in-app purchase
+    /// (newest first, paths `receipt/purchase/N`) with its fields.
+    static func receiptTree(_ receipt: AppReceipt) -> TreeNode {
+        func field(_ label: String, _ value: String?, _ path: String) -> TreeNode? {
+            value.map { TreeNode(label: label, value: $0, path: path) }
+        }
+        func date(_ date: Date?) -> String? { date.map { DisplayFormat.date($0, seconds: true) } }
+        var children: [TreeNode] = [
+            TreeNode(label: "Verification", value: "not verified: the PKCS#7 signature, Apple's certificate and the device hash are not checked; l looks a purchase up, and the lookup verifies what Apple answers", path: "receipt/verification"),
+        ]
+        children += [
+            field("Bundle ID", receipt.bundleId, "receipt/bundleId"), field("App version", receipt.applicationVersion, "receipt/applicationVersion"),
+            field("Original app version", receipt.originalApplicationVersion, "receipt/originalApplicationVersion"),
+            field("Receipt type", receipt.receiptType, "receipt/receiptType"), field("App item ID", receipt.appItemId.map(String.init), "receipt/appItemId"),
+            field("Created", date(receipt.creationDate), "receipt/creationDate"), field("First download", date(receipt.originalPurchaseDate), "receipt/originalPurchaseDate"),
+            field("Expires", date(receipt.expirationDate), "receipt/expirationDate"),
+            TreeNode(label: "Container", value: "PKCS#7 SignedData, \(DisplayFormat.count(receipt.certificateCount, "certificate")), \(DisplayFormat.count(receipt.signerCount, "signer"))", path: "receipt/container"),
+        ].compactMap { $0 }
+        let purchases = receipt.newestFirst.enumerated().map { index, p in
+            let path = "receipt/purchase/\(index)"
+            let fields: [TreeNode] = [
+                field("Transaction ID", p.transactionId, path + "/transactionId"), field("Original transaction ID", p.originalTransactionId, path + "/originalTransactionId"),
+                field("Product", p.productId, path + "/productId"), field("Quantity", p.quantity.map(String.init), path + "/quantity"),
+                field("Purchased", date(p.purchaseDate), path + "/purchaseDate"), field("Original purchase", date(p.originalPurchaseDate), path + "/originalPurchaseDate"),
+                field("Expires", date(p.expiresDate), path + "/expiresDate"), field("Cancelled", date(p.cancellationDate), path + "/cancellationDate"),
+                field("Web order line item ID", p.webOrderLineItemId, path + "/webOrderLineItemId"),
+                field("Free trial", p.isTrialPeriod.map { $0 ? "yes" : "no" }, path + "/isTrialPeriod"),
+                field("Introductory offer", p.isInIntroOfferPeriod.map { $0 ? "yes" : "no" }, path + "/isInIntroOfferPeriod"),
+                field("Promotional offer", p.promotionalOfferId, path + "/promotionalOfferId"),
+            ].compactMap { $0 }
+            let summary = [p.productId, DisplayFormat.date(p.purchaseDate)].compactMap { $0 }.joined(separator: " · ")
+            return TreeNode(label: p.transactionId ?? "(no transaction ID)", value: summary, children: fields, path: path)
+        }
+        children.append(TreeNode(label: "In-app purchases", value: purchases.isEmpty ? "none" : DisplayFormat.count(purchases.count, "purchase") + ", newest first",
+                                 children: purchases, path: "receipt/purchases"))
+        if !receipt.problems.isEmpty {
+            children.append(TreeNode(label: "Left out", children: receipt.problems.enumerated().map { TreeNode(label: $1, path: "receipt/problem/\($0)") }, path: "receipt/problems"))
+        }
+        return TreeNode(label: "App receipt", value: "read, not verified", children: children, path: "receipt")
+    }
+
     /// A line saying how many payloads verified, then each payload with its JSON path and verdict.
     static func inspectionTree(_ report: InspectionReport) -> TreeNode {
         if let problem = report.problem { return TreeNode(label: "No signed data", value: problem, path: "") }

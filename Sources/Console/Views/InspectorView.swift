@@ -7,7 +7,7 @@ import TerminalUI
 enum InspectorView {
     static func input(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let x = buffer.write("Paste: ", x: area.x, y: area.y, style: theme[.accent])
-        TextInput(state: state.inspectorInput, style: theme[.input], placeholder: "a JWS or JSON holding signed data; verified at once", showCursor: state.focus == .paneInput)
+        TextInput(state: state.inspectorInput, style: theme[.input], placeholder: "a JWS, JSON holding signed data, or an app receipt", showCursor: state.focus == .paneInput)
             .render(in: Rect(x: x, y: area.y, width: area.right - x, height: 1), buffer: &buffer)
     }
 
@@ -18,7 +18,7 @@ enum InspectorView {
             PaneViews.detail(state, theme, body, &buffer)
             return
         }
-        _ = PaneViews.placeholder(state.inspected, empty: "Paste an App Store JWS (notification, transaction, renewal info, app transaction), a webhook body {\"signedPayload\": ...} or an API response (subscription statuses, history...). Every signed string in it is verified and listed with its JSON path; each verdict names the checks made: chain and signature, bundle ID, app Apple ID, environment.",
+        _ = PaneViews.placeholder(state.inspected, empty: "Paste an App Store JWS (notification, transaction, renewal info, app transaction), a webhook body {\"signedPayload\": ...} or an API response (subscription statuses, history...). Every signed string in it is verified and listed with its JSON path; each verdict names the checks made: chain and signature, bundle ID, app Apple ID, environment. A legacy app receipt (base64, \"MI...\") is read, not verified: its purchases are listed, and l looks one up.",
                                   isEmpty: { _ in false }, state, theme, body, &buffer)
     }
 }

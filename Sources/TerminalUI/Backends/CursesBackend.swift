@@ -13,16 +13,19 @@ public final class CursesBackend: Backend {
     private let outputFD: Int32
     /// Rows that moved are moved with the terminal's scroll region (see `scroll`).
     public let scrollsRows: Bool
+    public let glyphs: GlyphSet
 
     /// Enters full-screen mode: raw keys, no echo, keypad, 25 ms Esc delay, mouse wheel, bracketed paste.
     /// With `terminal`, draws on that terminal (a pty in benchmarks) instead of standard input and output.
     /// `scrollRegions`: move lines that moved (a table scrolled by a row) with the terminal's scroll
-    /// regions and line insert/delete instead of redrawing them (false: redraw).
+    /// regions and line insert/delete instead of redrawing them (false: redraw). `glyphs`: the
+    /// characters to draw with (default: as the locale allows).
     public init(
         terminal: (type: String, input: UnsafeMutablePointer<FILE>, output: UnsafeMutablePointer<FILE>, outputFD: Int32)? = nil,
-        scrollRegions: Bool = true
+        scrollRegions: Bool = true, glyphs: GlyphSet? = nil
     ) throws {
         TextWidth.prepareLocale()
+        self.glyphs = glyphs ?? GlyphSet.forLocale()
         if let terminal {
             guard let screen = newterm(terminal.type, terminal.output, terminal.input) else {
                 throw TerminalError("the terminal \(terminal.type) could not be initialised")
@@ -74,6 +77,25 @@ public final class CursesBackend: Backend {
             wrefresh(window)
         }
         endwin()
+    }
+
+    /// Hands the terminal back as `end` does (shell modes, main screen, no bracketed paste), to be
+    /// taken again by `resume` when the process is continued.
+    public func suspend() {
+        guard !ended else { return }
+        Self.writeRaw("\u{1B}[?2004l", to: outputFD)
+        endwin()
+    }
+
+    /// Takes the terminal again after `suspend`: its size as it is now, raw modes, the alternate
+    /// screen and bracketed paste; the next frame is drawn whole.
+    public func resume() {
+        guard !ended else { return }
+        _ = iapdesk_take_terminal_size(outputFD)
+        // ncurses puts the terminal back in the program's modes at the next refresh.
+        clearok(window, true)
+        wrefresh(window)
+        Self.writeRaw("\u{1B}[?2004h", to: outputFD)
     }
 
     public var size: (width: Int, height: Int) { (Int(getmaxx(window)), Int(getmaxy(window))) }

@@ -5,9 +5,12 @@ public final class HeadlessBackend: Backend {
     /// Whether frames may move rows as a terminal's scroll region does (tests of that path).
     public var scrollsRows: Bool
 
-    public init(width: Int, height: Int, scrollsRows: Bool = false) {
+    public let glyphs: GlyphSet
+
+    public init(width: Int, height: Int, scrollsRows: Bool = false, glyphs: GlyphSet = .unicode) {
         screen = Buffer(width: width, height: height)
         self.scrollsRows = scrollsRows
+        self.glyphs = glyphs
     }
 
     public func scroll(_ move: RowScroll) -> Bool {

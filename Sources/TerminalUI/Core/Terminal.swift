@@ -7,6 +7,8 @@ public protocol Backend: AnyObject {
     func clear()
     /// Whether `scroll` can move whole rows on this terminal.
     var scrollsRows: Bool { get }
+    /// The characters this terminal can show (ASCII under a locale that is not UTF-8).
+    var glyphs: GlyphSet { get }
     /// Moves the rows of `move` on the screen now, before the changes against the moved frame are
     /// drawn; false when it could not (the frame is then drawn without it).
     func scroll(_ move: RowScroll) -> Bool
@@ -14,6 +16,7 @@ public protocol Backend: AnyObject {
 
 extension Backend {
     public var scrollsRows: Bool { false }
+    public var glyphs: GlyphSet { .unicode }
     public func scroll(_ move: RowScroll) -> Bool { false }
 }
 
@@ -45,6 +48,7 @@ public final class Terminal<B: Backend> {
         let area = size
         var buffer = Buffer(area: area)
         render(area, &buffer)
+        buffer.draw(with: backend.glyphs)
         buffer.mergeInvisibleStyles()
         let changes: [(x: Int, y: Int, cell: Cell)]
         if let previous, previous.area == area {

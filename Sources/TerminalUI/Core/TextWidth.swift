@@ -5,16 +5,26 @@ import Synchronization
 /// Display width of text, matching glibc `wcwidth` (which ncurses places cells by), after the
 /// process locale is set to UTF-8. Control characters count as 0 and are replaced when drawn.
 public enum TextWidth {
-    private static let localeReady = Mutex(false)
+    /// Whether the locale was set, and whether the environment's own locale was UTF-8.
+    private static let locale = Mutex<(ready: Bool, environmentIsUTF8: Bool)>((false, false))
 
-    /// Sets LC_CTYPE to a UTF-8 locale once (C.UTF-8 when the environment gives none).
+    /// Sets LC_CTYPE to a UTF-8 locale once (C.UTF-8 when the environment gives none), so that
+    /// widths are measured and wide characters read alike whatever the environment says.
     public static func prepareLocale() {
-        localeReady.withLock { ready in
-            guard !ready else { return }
+        locale.withLock { locale in
+            guard !locale.ready else { return }
             setlocale(LC_ALL, "")
-            if iapdesk_codeset_is_utf8() == 0 { setlocale(LC_ALL, "C.UTF-8") }
-            ready = true
+            locale.environmentIsUTF8 = iapdesk_codeset_is_utf8() != 0
+            if !locale.environmentIsUTF8 { setlocale(LC_ALL, "C.UTF-8") }
+            locale.ready = true
         }
+    }
+
+    /// Whether the environment's locale (LC_ALL, LC_CTYPE, LANG) names a UTF-8 codeset: what
+    /// the terminal can be expected to show (`GlyphSet.forLocale`).
+    public static var environmentIsUTF8: Bool {
+        prepareLocale()
+        return locale.withLock { $0.environmentIsUTF8 }
     }
 
     /// Cells one scalar takes once drawn: what `sanitize` drops takes none, a control character

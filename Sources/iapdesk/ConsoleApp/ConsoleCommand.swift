@@ -46,6 +46,8 @@ struct ConsoleCommand: AsyncParsableCommand {
     @MainActor
     func run() async throws {
         try await runReporting {
+            // Before the first-run offer, which draws too: a terminal that cannot is told at once.
+            if isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 { try ConsoleTerminal.requireDrawable() }
             if let offer = try firstRunOffer() {
                 switch FirstRunScreen.ask(offer) {
                 case .quit:

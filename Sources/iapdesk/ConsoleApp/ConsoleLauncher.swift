@@ -37,9 +37,11 @@ enum ConsoleLauncher {
         session: Session, themeName: String?, isDemo: Bool, configPath: String?, receiver: ConsoleReceiver, consumptionPolicy: String?,
         exitAfterFirstFrame: Bool
     ) async throws {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+        do {
+            try ConsoleTerminal.requireDrawable()
+        } catch {
             await session.close()
-            throw CLIError("The console needs a terminal.", hint: "Run it in a terminal, or use the commands (iapdesk --help) in scripts.", status: .usage)
+            throw error
         }
         let loader = ConfigLoader()
         let catalog = ThemeCatalog(userDirectory: loader.configDirectory + "/themes")

@@ -57,6 +57,10 @@ final class ConsoleLoop {
                 let sequence = "\u{1B}]52;c;\(encoded)\u{07}"
                 _ = sequence.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
                 return true
+            case .suspend:
+                // Done by the loop between keys, where the terminal is not being drawn.
+                TerminalSignals.suspendRequested = 1
+                return true
             case .setTheme(let name):
                 do {
                     _ = try catalog.load(name)
@@ -78,6 +82,7 @@ final class ConsoleLoop {
         defer {
             program.stop()
             backend.end()
+            TerminalSignals.uninstallSuspend()
         }
         let terminal = Terminal(backend: backend)
         let palette = { [noColor] (theme: Theme) -> Theme in
@@ -131,6 +136,21 @@ final class ConsoleLoop {
                     shown = palette(theme)
                     terminal.invalidate()
                 }
+                dirty = true
+            }
+            if TerminalSignals.suspendRequested != 0 {
+                // The shell gets the terminal as at exit; `fg` brings the console back, at the size the terminal has then.
+                backend.suspend()
+                TerminalSignals.stopUntilContinued()
+                backend.resume()
+                TerminalSignals.continued = 1
+            }
+            if TerminalSignals.continued != 0 {
+                // Continued: after a suspension, or after a stop the console never saw (SIGSTOP): whatever
+                // was printed meanwhile is painted over.
+                TerminalSignals.continued = 0
+                terminal.invalidate()
+                program.send(.screenSize(width: backend.size.width, height: backend.size.height))
                 dirty = true
             }
             if dirty {

@@ -28,6 +28,8 @@ struct DemoCommand: AsyncParsableCommand {
                 }
                 return
             }
+            // Before the demo server starts: nothing to wait for on a terminal the console cannot use.
+            try ConsoleTerminal.requireDrawable()
             try await DemoConsole.open(
                 live: live, themeName: console.theme, environment: environment, timeout: timeout, consumptionPolicy: console.consumptionPolicy,
                 exitAfterFirstFrame: exitAfterFirstFrame)

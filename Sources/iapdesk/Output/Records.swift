@@ -66,6 +66,27 @@ enum Records {
         return fields
     }
 
+    /// Every field of an app transaction, as Apple names them in words.
+    static func appTransactionFields(_ verified: VerifiedPayload<AppTransactionPayload>) -> FieldList {
+        var fields = FieldList()
+        fields.add("Verification", verified.verdict)
+        guard let a = verified.payload else { return fields }
+        fields.add("App transaction ID", a.appTransactionId)
+        fields.add("First download", DisplayFormat.date(a.originalPurchaseDate))
+        fields.add("Original app version", a.originalApplicationVersion)
+        fields.add("Original platform", a.originalPlatform?.rawValue)
+        fields.add("Pre-ordered", a.preorderDate.map { DisplayFormat.date($0) })
+        fields.add("App version", a.applicationVersion)
+        fields.add("Version identifier", a.versionExternalIdentifier.map(String.init))
+        fields.add("Bundle ID", a.bundleId)
+        fields.add("App Apple ID", a.appAppleId.map(String.init))
+        fields.add("Environment", a.receiptType?.label)
+        fields.add("Device verification", a.deviceVerification)
+        fields.add("Device verification nonce", a.deviceVerificationNonce)
+        fields.add("Signed", DisplayFormat.date(a.receiptCreationDate, seconds: true))
+        return fields
+    }
+
     /// A table of transactions, with each one's signed string under its row when `raw`.
     static func transactionTable(_ transactions: [VerifiedPayload<TransactionPayload>], raw: Bool) -> TextTable {
         var table = TextTable()

@@ -161,3 +161,38 @@ struct RenewalRecord: Encodable {
         (signedDate, signedDateMs) = DatePair.of(r.signedDate)
     }
 }
+
+/// A signed app transaction (Get App Transaction Info): the customer's download of the app.
+struct AppTransactionRecord: Encodable {
+    var verification: VerificationRecord
+    var signedAppTransactionInfo: String?
+    var appTransactionId: String?
+    var receiptType: AppStoreEnvironment?
+    var appAppleId: Int64?
+    var bundleId: String?
+    var applicationVersion: String?
+    var versionExternalIdentifier: Int64?
+    var originalApplicationVersion: String?
+    var originalPlatform: PurchasePlatform?
+    var deviceVerification: String?
+    var deviceVerificationNonce: String?
+    var originalPurchaseDate: String?
+    var originalPurchaseDateMs: Int64?
+    var receiptCreationDate: String?
+    var receiptCreationDateMs: Int64?
+    var preorderDate: String?
+    var preorderDateMs: Int64?
+
+    init(_ verified: VerifiedPayload<AppTransactionPayload>) {
+        verification = VerificationRecord(verified.status, checks: verified.checks)
+        signedAppTransactionInfo = verified.signed
+        guard let a = verified.payload else { return }
+        (appTransactionId, receiptType, appAppleId, bundleId) = (a.appTransactionId, a.receiptType, a.appAppleId, a.bundleId)
+        (applicationVersion, versionExternalIdentifier) = (a.applicationVersion, a.versionExternalIdentifier)
+        (originalApplicationVersion, originalPlatform) = (a.originalApplicationVersion, a.originalPlatform)
+        (deviceVerification, deviceVerificationNonce) = (a.deviceVerification, a.deviceVerificationNonce)
+        (originalPurchaseDate, originalPurchaseDateMs) = DatePair.of(a.originalPurchaseDate)
+        (receiptCreationDate, receiptCreationDateMs) = DatePair.of(a.receiptCreationDate)
+        (preorderDate, preorderDateMs) = DatePair.of(a.preorderDate)
+    }
+}

@@ -10,6 +10,10 @@ struct InitAnswers {
     var bundleId: String?
     var environment: AppStoreEnvironment?
     var appAppleId: Int64?
+    /// True once the app Apple ID question was answered, skipped or not needed (nil is then an answer).
+    var appAppleIdSettled = false
+    /// The flag of the question being asked: the one standard input ended at, if it did.
+    var asking: String?
 
     static func environment(_ text: String) -> AppStoreEnvironment? {
         switch text.lowercased() {
@@ -51,48 +55,64 @@ struct InitFlow {
         prompter.say(existing == nil
             ? "Setting up profile \"\(name)\" in \(path)\(exists ? "" : " (a new file)")."
             : "Profile \"\(name)\" exists in \(path): its values are the defaults in brackets.")
-        let answers: InitAnswers
+        var answers = InitAnswers()
         do {
-            answers = try ask(existing: existing)
+            try ask(existing: existing, into: &answers)
         } catch is Prompter.EndOfInput {
-            let missing = missingFlags(existing: existing)
+            let missing = missingFlags(answers, existing: existing)
+            let flags = missing.map { "\($0) \(Self.placeholder($0))" }.joined(separator: " ")
+            let profileFlag = options.profile.map { " --profile \($0)" } ?? ""
             throw CLIError(
-                "Standard input ended before every answer was given: missing \(missing.joined(separator: ", ")).",
-                hint: "Give them as flags, such as: iapdesk init \(missing.map { "\($0) VALUE" }.joined(separator: " "))", status: .notFound)
+                "Standard input ended before every answer was given: missing \(missing.joined(separator: ", ")); nothing written.",
+                hint: "Give them as flags, such as: iapdesk init\(profileFlag) \(flags)", status: .notFound)
         }
         prompter.say("")
         prompter.say("Profile \"\(name)\":")
         for (key, value) in Self.values(answers, baseURL: options.baseURL) { prompter.say("  \(key.padding(toLength: 13, withPad: " ", startingAt: 0)) = \(value.toml)") }
-        if existing != nil, !options.yes, !prompter.confirm("Overwrite profile \"\(name)\" in \(path)?") {
-            throw CLIError("Nothing written: profile \"\(name)\" is as it was.", hint: "Run again with --yes to overwrite it, or --profile NAME for another profile.", status: .refused)
+        if let existing, Self.holds(existing, answers, baseURL: options.baseURL) {
+            // Nothing to change (standard input closed, or Enter at every question): the file stays byte for byte.
+            prompter.say("Profile \"\(name)\" in \(path) already holds these values: nothing written.")
+        } else {
+            if existing != nil, !options.yes, !prompter.confirm("Overwrite profile \"\(name)\" in \(path)?") {
+                throw CLIError(
+                    "Nothing written: profile \"\(name)\" in \(path) is as it was.",
+                    hint: "Run it again with --yes added to overwrite it (same flags and answers), or with --profile NAME for another profile.",
+                    status: .refused)
+            }
+            try write(answers, name: name, path: path, file: file)
+            prompter.say("Wrote profile \"\(name)\" to \(path).")
         }
-        try write(answers, name: name, path: path, file: file)
-        prompter.say("Wrote profile \"\(name)\" to \(path).")
         guard !options.noDoctor else { return .success }
         prompter.say("\nChecking it (iapdesk doctor --profile \(name)):\n")
         let report = await DoctorSetup.doctor(profileName: name, configPath: path, flags: ProfileOverrides()).run()
         return DoctorSetup.print(report, json: false)
     }
 
-    /// Each answer from its flag, or asked (with the existing profile's value as the default).
-    func ask(existing: Profile?) throws -> InitAnswers {
-        var answers = InitAnswers()
+    /// Each answer from its flag, or asked (with the existing profile's value as the default),
+    /// into `answers` as it is given: when standard input ends, what is still nil is what is missing.
+    func ask(existing: Profile?, into answers: inout InitAnswers) throws {
+        answers.asking = "--issuer-id"
         answers.issuerId = try options.issuerId ?? prompter.ask("Issuer ID (App Store Connect > Users and Access > Integrations)", default: existing?.issuerId) { text -> Result<String, PromptRefusal> in
             CredentialRules.issuerIdProblem(text).map { .failure(PromptRefusal($0)) } ?? .success(text)
         }
+        answers.asking = "--key-id"
         answers.keyId = try options.keyId ?? prompter.ask("Key ID of the In-App Purchase key", default: existing?.keyId) { text -> Result<String, PromptRefusal> in
             CredentialRules.keyIdProblem(text).map { .failure(PromptRefusal($0)) } ?? .success(text)
         }
+        answers.asking = "--key-file"
         answers.keyFile = try keyFile(existing: existing, keyId: answers.keyId!)
+        answers.asking = "--bundle-id"
         answers.bundleId = try options.bundleId ?? prompter.ask("Bundle ID", default: existing?.bundleId) { text -> Result<String, PromptRefusal> in
             CredentialRules.bundleIdProblem(text).map { .failure(PromptRefusal($0)) } ?? .success(text)
         }
+        answers.asking = "--environment"
         let environment = try options.environment.flatMap(InitAnswers.environment) ?? prompter.ask(
             "Environment, Production or Sandbox", default: existing?.environment?.label ?? (prompter.isTerminal ? "Production" : nil)
         ) { text -> Result<AppStoreEnvironment, PromptRefusal> in
             InitAnswers.environment(text).map { .success($0) } ?? .failure(PromptRefusal("the environment is Production or Sandbox"))
         }
         answers.environment = environment
+        answers.asking = "--app-apple-id"
         if let flag = options.appAppleId {
             answers.appAppleId = Int64(flag)
         } else if existing?.appAppleId != nil || environment == .production || prompter.isTerminal || !optionalAnswersMayBeSkipped {
@@ -107,9 +127,10 @@ struct InitFlow {
             } catch is Prompter.EndOfInput where environment == .sandbox {
                 // Optional in Sandbox: the end of the answers leaves it out (or as it was).
                 answers.appAppleId = existing?.appAppleId
+                prompter.say("  (standard input ended: \(existing?.appAppleId.map { "\($0) is kept" } ?? "left out, as Sandbox allows"))")
             }
         }
-        return answers
+        answers.appAppleIdSettled = true
     }
 
     /// With every other answer given as a flag, a Sandbox profile needs no app Apple ID question.
@@ -152,17 +173,40 @@ struct InitFlow {
         return inspection.path
     }
 
-    /// The flags a script would give for what was not answered.
-    func missingFlags(existing: Profile?) -> [String] {
-        var missing: [String] = []
-        if options.issuerId == nil, existing?.issuerId == nil { missing.append("--issuer-id") }
-        if options.keyId == nil, existing?.keyId == nil { missing.append("--key-id") }
-        if options.keyFile == nil, existing?.keyFile == nil { missing.append("--key-file") }
-        if options.bundleId == nil, existing?.bundleId == nil { missing.append("--bundle-id") }
-        if options.environment == nil, existing?.environment == nil { missing.append("--environment") }
-        let environment = options.environment.flatMap(InitAnswers.environment) ?? existing?.environment
-        if options.appAppleId == nil, existing?.appAppleId == nil, environment != .sandbox { missing.append("--app-apple-id") }
-        return missing
+    /// The flags a script would give for what was not answered: the question standard input
+    /// ended at, and those after it that no flag or existing value settles (a Sandbox profile
+    /// needs no app Apple ID).
+    func missingFlags(_ answers: InitAnswers, existing: Profile?) -> [String] {
+        let environment = answers.environment ?? options.environment.flatMap(InitAnswers.environment) ?? existing?.environment
+        let questions: [(flag: String, answered: Bool, settled: Bool)] = [
+            ("--issuer-id", answers.issuerId != nil, options.issuerId != nil || existing?.issuerId != nil),
+            ("--key-id", answers.keyId != nil, options.keyId != nil || existing?.keyId != nil),
+            ("--key-file", answers.keyFile != nil, options.keyFile != nil || existing?.keyFile != nil),
+            ("--bundle-id", answers.bundleId != nil, options.bundleId != nil || existing?.bundleId != nil),
+            ("--environment", answers.environment != nil, options.environment != nil || existing?.environment != nil),
+            ("--app-apple-id", answers.appAppleIdSettled, options.appAppleId != nil || existing?.appAppleId != nil || environment == .sandbox),
+        ]
+        return questions.filter { !$0.answered && ($0.flag == answers.asking || !$0.settled) }.map(\.flag)
+    }
+
+    /// What a flag's value looks like, for the example in the hint.
+    static func placeholder(_ flag: String) -> String {
+        switch flag {
+        case "--issuer-id": return "ISSUER_ID"
+        case "--key-id": return "KEY_ID"
+        case "--key-file": return "PATH.p8"
+        case "--bundle-id": return "BUNDLE_ID"
+        case "--environment": return "ENVIRONMENT"
+        case "--app-apple-id": return "APP_APPLE_ID"
+        default: return "VALUE"
+        }
+    }
+
+    /// Whether the profile already says what the answers say.
+    static func holds(_ profile: Profile, _ answers: InitAnswers, baseURL: String?) -> Bool {
+        profile.issuerId == answers.issuerId && profile.keyId == answers.keyId && profile.keyFile == answers.keyFile
+            && profile.bundleId == answers.bundleId && profile.environment == answers.environment && profile.appAppleId == answers.appAppleId
+            && (baseURL == nil || profile.baseURL?.absoluteString == baseURL)
     }
 
     static func values(_ answers: InitAnswers, baseURL: String?) -> [(key: String, value: ConfigFileEditor.Value)] {

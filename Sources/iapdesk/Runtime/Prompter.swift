@@ -31,14 +31,27 @@ struct Prompter {
 
     /// Asks until `check` accepts the answer (or Enter takes `defaultValue`), saying why each
     /// refused answer was refused.
+    /// When standard input ends, the value in brackets stands as Enter would keep it; with none,
+    /// or one that is refused, `EndOfInput` is thrown.
     func ask<Value>(_ label: String, default defaultValue: String?, check: (String) -> Result<Value, PromptRefusal>) throws -> Value {
         while true {
             let shown = defaultValue.map { " [\($0)]" } ?? ""
-            var answer = try ask("\(label)\(shown): ")
+            var answer: String
+            var ended = false
+            do {
+                answer = try ask("\(label)\(shown): ")
+            } catch is EndOfInput {
+                guard let defaultValue else { throw EndOfInput() }
+                say("  (standard input ended: \(defaultValue) is kept)")
+                answer = defaultValue
+                ended = true
+            }
             if answer.isEmpty, let defaultValue { answer = defaultValue }
             switch check(answer) {
             case .success(let value): return value
-            case .failure(let refusal): say("  ✗ \(refusal.reason). Try again.")
+            case .failure(let refusal):
+                say("  ✗ \(refusal.reason).\(ended ? "" : " Try again.")")
+                if ended { throw EndOfInput() }
             }
         }
     }
