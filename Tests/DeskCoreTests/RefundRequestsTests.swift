@@ -34,6 +34,23 @@ import Testing
         return WriteRecord(intent: intent, lines: [intent, closing])
     }
 
+    /// Apple may ask twice about one purchase: the answer to the first is not the second's.
+    @Test func anAnswerBelongsToTheRequestItAnswered() {
+        let sightings = [
+            sighting("first", .consumptionRequest, hoursAgo: 3, transaction: "7"),
+            sighting("second", .consumptionRequest, hoursAgo: 2.99, transaction: "7"),
+        ]
+        // Answered half a minute before the second request was signed.
+        let requests = RefundRequests.merge(sightings, writes: [answer("7", hoursAgo: 2.999, outcome: .applied)])
+        let byUUID = Dictionary(uniqueKeysWithValues: requests.map { ($0.notificationUUID, $0) })
+        #expect(byUUID["first"]?.state(now: now) == .answered)
+        #expect(byUUID["second"]?.state(now: now) == .pending)
+        #expect(byUUID["second"]?.answer == nil)
+        // An answer written a few seconds before its request arrived (clocks apart) still counts.
+        let early = RefundRequests.merge([sighting("only", .consumptionRequest, hoursAgo: 1, transaction: "8")], writes: [answer("8", hoursAgo: 1.005, outcome: .applied)])
+        #expect(early.first?.state(now: now) == .answered)
+    }
+
     @Test func everyStateOfARequestIsToldApart() {
         let sightings = [
             sighting("pending", .consumptionRequest, hoursAgo: 1, transaction: "1"),

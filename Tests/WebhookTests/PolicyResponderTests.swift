@@ -215,6 +215,26 @@ import WebhookReceiver
         await bench.stop()
     }
 
+    /// The dry run says what the real run would do: a request answered already is skipped by both.
+    @Test func aDryRunSkipsWhatTheRealRunWouldSkip() async throws {
+        let bench = try await Bench.start(.sqlite)
+        let request = bench.pending
+        try await bench.store(request.body)
+        let sent = ConsumptionCounter()
+        let real = try bench.responder(transport: sent, log: EventLog())
+        real.arrived(request.uuid, type: "CONSUMPTION_REQUEST")
+        await real.idle()
+        #expect(sent.sent.count == 1)
+        let log = EventLog()
+        let dry = try bench.responder(PolicyResponderTests.policyText + "dry_run = true\n", transport: sent, log: log)
+        dry.arrived(request.uuid, type: "CONSUMPTION_REQUEST")
+        await dry.idle()
+        #expect(sent.sent.count == 1)
+        #expect(log.kinds(request.uuid) == [.skipped], "\(log.all)")
+        #expect(log.all.first?.detail.contains("answered already") == true, "\(log.all)")
+        await bench.stop()
+    }
+
     @Test func aRequestPastItsDeadlineIsNotSent() async throws {
         let bench = try await Bench.start(.sqlite)
         // Asked two days ago: Apple's 12 hours are over.

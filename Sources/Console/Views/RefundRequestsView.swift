@@ -33,7 +33,9 @@ enum RefundRequestsView {
         // The selected request in full under the table, for what its columns cut.
         let (table, below) = areas(state, area)
         if let below, let selected = PaneRows.selected(rows, state, .refundRequests) {
-            Paragraph(lines: [[.init(selectedText(selected, state), theme[.info])]]).render(in: below, buffer: &buffer)
+            // What the policy will do comes first, so that a narrow pane cuts the details, not it.
+            let policy: [[Paragraph.Span]] = policyText(selected, state).map { [[Paragraph.Span($0, theme[.warning])]] } ?? []
+            Paragraph(lines: policy + [[.init(selectedText(selected, state), theme[.info])]]).render(in: below, buffer: &buffer)
         }
         body = table
         let wide = body.width >= 110
@@ -71,7 +73,8 @@ enum RefundRequestsView {
     static func areas(_ state: ConsoleState, _ inner: Rect) -> (table: Rect, below: Rect?) {
         let body = PaneLayout.belowHeading(inner)
         guard body.height >= 8, let selected = PaneRows.selected(RefundRequestsPane.rows(state), state, .refundRequests) else { return (body, nil) }
-        let height = min(3, Paragraph(selectedText(selected, state)).layout(width: body.width).count)
+        let policyLines = policyText(selected, state).map { Paragraph($0).layout(width: body.width).count } ?? 0
+        let height = min(3 + policyLines, policyLines + Paragraph(selectedText(selected, state)).layout(width: body.width).count, body.height / 2)
         return (Rect(x: body.x, y: body.y, width: body.width, height: body.height - height - 1),
                 Rect(x: body.x, y: body.bottom - height, width: body.width, height: height))
     }
@@ -92,10 +95,15 @@ enum RefundRequestsView {
         parts.append("asked \(DisplayFormat.date(request.requestedAt)) (\(request.reason?.label ?? "no reason given"))")
         let phase = request.state(now: now)
         parts.append(phase == .pending ? "answer by \(DisplayFormat.date(request.deadline)), \(request.timeLeft(now: now))" : stateText(request, now: now))
-        if phase == .pending, let policy = consoleState.refundPolicy, let decision = consoleState.refundRequests.queue?.policyDecisions[request.notificationUUID] {
-            parts.append("policy \(policy.name): \(decision.summary)")
-        }
         return parts.joined(separator: " · ")
+    }
+
+    /// What the console's consumption policy does for a pending request, and why.
+    static func policyText(_ request: RefundRequest, _ state: ConsoleState) -> String? {
+        guard request.state(now: state.now) == .pending, let policy = state.refundPolicy,
+              let decision = state.refundRequests.queue?.policyDecisions[request.notificationUUID] else { return nil }
+        let because = decision.because.isEmpty ? "" : " (" + decision.because.joined(separator: "; ") + ")"
+        return "Policy \(policy.name): \(decision.summary)\(because)"
     }
 
     static func heading(_ state: ConsoleState) -> String {

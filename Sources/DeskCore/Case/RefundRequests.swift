@@ -128,6 +128,27 @@ public enum RefundRequests {
         // Apple's decisions: the first REFUND or REFUND_DECLINED of the transaction after the request.
         let decisions = sightings.filter { [.refund, .refundDeclined, .refundReversed].contains($0.type) }.sorted { $0.signedDate < $1.signedDate }
         let answers = writes.filter { $0.intent.write == WriteKind.consumption.rawValue }
+        // Each answer belongs to one request: the policy's names it; another goes to the newest
+        // request of its transaction that Apple had sent when it was written (a minute's leeway for
+        // clocks only when none had), so that a later request on the same purchase starts unanswered.
+        var answerOf: [String: WriteRecord] = [:]
+        let byTransaction = Dictionary(grouping: requests.values.filter { $0.transactionId != nil }, by: { $0.transactionId ?? "" })
+        for write in answers {
+            let target: RefundRequest?
+            if write.requestIdentifier.hasPrefix("policy-"), let named = requests.values.first(where: {
+                "policy-" + $0.notificationUUID.lowercased() == write.requestIdentifier
+            }) {
+                target = named
+            } else {
+                guard let transaction = write.intent.path.split(separator: "/").last.map(String.init),
+                      let candidates = byTransaction[transaction]?.sorted(by: { $0.requestedAt < $1.requestedAt })
+                else { continue }
+                target = candidates.last { $0.requestedAt <= write.intent.time }
+                    ?? candidates.first { $0.requestedAt <= write.intent.time.addingTimeInterval(60) }
+            }
+            // The latest answer of a request is the one that counts.
+            if let target { answerOf[target.notificationUUID] = write }
+        }
         for (uuid, var request) in requests {
             guard let transaction = request.transactionId else { continue }
             if let decision = decisions.first(where: {
@@ -135,8 +156,7 @@ public enum RefundRequests {
             }), let type = decision.type {
                 request.decision = RefundRequest.Decision(type: type, time: decision.signedDate)
             }
-            // The latest answer sent for this transaction since Apple asked.
-            if let write = answers.last(where: { $0.intent.path.hasSuffix("/" + transaction) && $0.intent.time >= request.requestedAt.addingTimeInterval(-60) }) {
+            if let write = answerOf[uuid] {
                 request.answer = RefundRequest.Answer(
                     time: write.lastOutcome?.time ?? write.intent.time, agent: write.intent.agent, state: write.stateLabel,
                     applied: write.lastOutcome?.outcome == .applied, refundPreference: refundPreference(write.intent.body),

@@ -176,7 +176,20 @@ public final class PolicyResponder: Sendable {
         let policyCase: RefundPolicyCase
         let overrides: [RefundOverride]
         do {
-            guard let stored = try await store.notifications(uuids: [uuid]).first, let found = RefundPolicyCase(stored: stored) else { return finish(uuid) }
+            guard let stored = try await store.notifications(uuids: [uuid]).first, var found = RefundPolicyCase(stored: stored) else { return finish(uuid) }
+            // Decided by what is known of it: the answers in the ledger and Apple's decisions the store
+            // holds, so that a dry run says what the real run would do, and neither answers twice.
+            if let transaction = found.request.transactionId {
+                let decisions = try await store.notifications(NotificationFilter(transactionId: transaction))
+                    .filter { [NotificationType.refund.rawValue, NotificationType.refundDeclined.rawValue].contains($0.notificationType ?? "") }
+                    .compactMap(RefundRequests.Sighting.init(stored:))
+                var sighting = RefundRequests.Sighting(stored: stored)
+                sighting?.transaction = found.transaction
+                let writes = (try? await context.ledger.writes()) ?? []
+                if let sighting, let known = RefundRequests.merge([sighting] + decisions, writes: writes).first(where: { $0.notificationUUID == uuid }) {
+                    found.request = known
+                }
+            }
             policyCase = found
             overrides = RefundOverride.current(try await store.refundOverrideChanges())
         } catch {

@@ -36,7 +36,11 @@ struct ConsumptionCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let status = DeliveryStatus(deliveryStatus.uppercased().replacingOccurrences(of: "-", with: "_"))
-            guard status.isKnown else { throw CLIError("--delivery-status \(deliveryStatus) is not a delivery status.", status: .usage) }
+            guard status.isKnown else {
+                throw CLIError(
+                    "--delivery-status \(deliveryStatus) is not a delivery status.",
+                    hint: "One of: delivered, undelivered-quality-issue, undelivered-wrong-item, undelivered-server-outage, undelivered-other.", status: .usage)
+            }
             var preference = session.profile.refundPreference
             if let refundPreference {
                 preference = RefundPreference(refundPreference.uppercased().replacingOccurrences(of: "-", with: "_"))

@@ -75,7 +75,11 @@ struct RefundRequestsCommand: AsyncParsableCommand {
             printer.text("\(DisplayFormat.count(requests.count, "refund request")) in \(session.environmentLabel)\(open > 0 ? ", \(open) waiting for an answer" : ""):\n")
             var table = TextTable("ASKED", "STATE", "TIME LEFT", "TRANSACTION", "PRODUCT", "PRICE", "REASON", "ANSWER", "APPLE")
             for request in requests {
-                let answer = request.answer.map { "\($0.agent ?? "someone") \(DisplayFormat.relative($0.time, now: now)): \($0.refundPreference ?? $0.state)" } ?? "-"
+                // An answer Apple did not take (refused, or its outcome unknown) says so, not what it asked.
+                let answer = request.answer.map { answer in
+                    "\(answer.agent ?? "someone") \(DisplayFormat.relative(answer.time, now: now)): "
+                        + (answer.applied ? answer.refundPreference ?? answer.state : answer.state)
+                } ?? "-"
                 let decision = request.decision.map { "\($0.type == .refund ? "refunded" : "declined") \(DisplayFormat.relative($0.time, now: now))" } ?? "-"
                 let state = request.state(now: now)
                 table.add([

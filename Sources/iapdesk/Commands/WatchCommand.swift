@@ -160,7 +160,7 @@ struct WatchCommand: AsyncParsableCommand {
             output.note("Metrics at http://\(host.contains(":") ? "[\(host)]" : host):\(listener?.port ?? port)/metrics, health at /healthz.")
         }
         if let responder {
-            output.note(ReceivingPolicy.banner(responder.policy, ledger: responder.ledgerLocation))
+            output.note(ReceivingPolicy.banner(responder.policy, ledger: responder.ledgerLocation, when: once ? "in the store now" : "in the store within a minute"))
             if once {
                 await responder.sweep()
                 await responder.idle()

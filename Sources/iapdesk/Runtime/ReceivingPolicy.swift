@@ -35,8 +35,8 @@ enum ReceivingPolicy {
     }
 
     /// What the receiver says when it starts answering.
-    static func banner(_ policy: RefundPolicy, ledger: String) -> String {
-        let mode = policy.dryRun ? "dry run: logs what it would send and sends nothing" : "answers each refund request on arrival, once, recorded in \(ledger) as \(policy.agent)"
+    static func banner(_ policy: RefundPolicy, ledger: String, when: String = "on arrival") -> String {
+        let mode = policy.dryRun ? "dry run: logs what it would send and sends nothing" : "answers each refund request \(when), once, recorded in \(ledger) as \(policy.agent)"
         let consent = policy.consent == nil ? " It names no source of consent, so it sends nothing (consent = \"app-terms\")." : ""
         return "Consumption policy \(policy.name): \(mode).\(consent)"
     }

@@ -29,7 +29,7 @@ func confirmWrite(_ description: String, yes: Bool, session: Session) throws {
     }
     StandardStreams.error("\(description)\nSend to \(session.environmentLabel)? Type yes to send: ")
     guard let answer = readLine(), answer.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
-        throw CLIError("Not sent.", status: .refused)
+        throw CLIError("Not sent.", hint: "Only the whole word yes sends it (or --yes on the command line).", status: .refused)
     }
 }
 
