@@ -59,6 +59,31 @@ import Testing
         #expect(!harness.screen(width: 120, height: 36).contains("policy team.toml"))
     }
 
+    /// The customer summary says Apple asked about a refund, and once the queue was read whether
+    /// it is waiting for an answer, answered or decided.
+    @Test func theSummarySaysWhenAppleAskedAboutARefund() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.send(.character("i"))
+        harness.type("8SAVFG75PQ")
+        harness.send(.enter)
+        try await harness.settle()
+        var screen = harness.screen(width: 120, height: 60)
+        #expect(screen.contains("refund asked"), "\(screen)")
+        #expect(screen.contains("declined by Apple"))
+        #expect(screen.contains("answered? pane 0"))
+        _ = try await openQueue(harness)
+        harness.send(.character("1"))
+        screen = harness.screen(width: 120, height: 60)
+        #expect(screen.contains("waiting for an answer"), "\(screen)")
+        #expect(!screen.contains("answered? pane 0"))
+        // i in the field that still holds the ID looked up starts a new lookup: no i in front of the next ID.
+        harness.send(.character("i"))
+        harness.send(.character("i"))
+        harness.type("MK5TTTVWJH")
+        #expect(harness.state.lookupInput.text == "MK5TTTVWJH")
+    }
+
     @Test func theQueueLoadsWithoutACustomerAndTellsEveryState() async throws {
         let harness = try await ConsoleHarness.start()
         defer { Task { await harness.stop() } }

@@ -98,6 +98,12 @@ enum CustomerPane {
         case .tab, .backTab:
             showTheCustomersID(&state)
             return TextFields.handle(&state, key, field: \.lookupInput) { _ in [] }
+        case .character("i") where state.lookupInput.text.isEmpty || state.lookupInput.text == state.customer?.query:
+            // `i` is "look up an ID" everywhere: pressed in the field when it is empty, or still holds
+            // the ID just looked up, it starts a new lookup rather than typing an i in front of the next ID.
+            state.lookupInput = TextInputState(maxLength: state.lookupInput.maxLength)
+            state.recallIndex = nil
+            return []
         case .paste(let text) where AppReceiptReader.looksLikeReceipt(text):
             return ReceiptPaste.lookUp(&state, text)
         case .paste(let text) where text.count > state.lookupInput.maxLength:

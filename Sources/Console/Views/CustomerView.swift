@@ -140,6 +140,27 @@ enum CustomerView {
                 line("\(DisplayFormat.day(t.revocationDate))  \(t.productId ?? "-")  \(amount)  \(t.revocationReason?.label ?? "")", .warning)
             }
         }
+        // Apple's refund requests about this customer (the notifications of the last 30 days), with
+        // the answer and Apple's decision as the queue (pane 0) has them once it was read.
+        if let notes = customer.notifications.value {
+            let asked = RefundRequests.merge(notes.compactMap(RefundRequests.Sighting.init), writes: []).prefix(3)
+            // The tenth pane's key is 0.
+            let pane = "pane \((Panes.index(of: .refundRequests) + 1) % 10)"
+            for request in asked {
+                // The state first: a narrow screen cuts the product and reason, which pane 0 has.
+                let asked = "refund asked \(DisplayFormat.day(request.requestedAt)) · "
+                let what = " · \(RefundRequestsView.product(request, state)), \(request.reason?.label.lowercased() ?? "no reason given")"
+                // The answers are in the ledger, which the queue reads: before it was read, only Apple's side is known.
+                guard let known = state.refundRequests.queue?.requests.first(where: { $0.notificationUUID == request.notificationUUID }) else {
+                    let decided = request.state(now: state.now)
+                    line(asked + (decided == .refunded || decided == .declined ? decided.label : "answered? \(pane)") + what, .muted)
+                    continue
+                }
+                let pending = known.state(now: state.now) == .pending
+                line(asked + (pending ? "waiting for an answer, \(known.timeLeft(now: state.now)) (\(pane))" : RefundRequestsView.stateText(known, now: state.now)) + what,
+                     pending ? .warning : .muted)
+            }
+        }
         section("Notifications, last 30 days")
         if status(customer.notifications), let notes = customer.notifications.value {
             let failed = notes.filter { !$0.delivered }.count

@@ -225,7 +225,7 @@ struct ListenCommand: AsyncParsableCommand {
             if let demo = session?.demo {
                 previousWebhook = demo.shareWebhook(receiver.url)
                 let before = previousWebhook.map { " instead of \($0.absoluteString)" } ?? ""
-                output.note("The demo's notifications (test-notification --demo, extensions, refunds) now come here\(before) until this receiver stops.")
+                output.note("The demo's notifications (test-notification --demo, extensions, refunds) now come here\(before) until another receiver takes them (stopping this one leaves them failing, as an endpoint that is down).")
             }
             output.banner(
                 url: receiver.url, store: location.description, environment: verifier.environment?.label ?? "any", bundleId: verifier.bundleId ?? "any",
