@@ -208,6 +208,19 @@ import Testing
         #expect((object["checks"] as? [[String: Any]])?.count == 12)
     }
 
+    @Test func doctorAgainstTheDemoRefusesAKeyIDThatIsNotTheKeys() async throws {
+        let workspace = try Workspace(key: P256.Signing.PrivateKey())
+        defer { workspace.remove() }
+        let probe = try await run(["doctor", "--demo", "--key-id", "ZZZZZZZZZZ"], workspace)
+        #expect(probe.status == 6, "\(probe.stdout)\n\(probe.stderr)")
+        #expect(probe.stdout.contains("FAIL  token in Production"))
+        #expect(probe.stdout.contains("a key ID that is not this key's"))
+        let otherIssuer = try await run(["doctor", "--demo", "--issuer-id", "00000000-0000-0000-0000-000000000000"], workspace)
+        #expect(otherIssuer.status == 6)
+        #expect(otherIssuer.stdout.contains("FAIL  token in Sandbox"))
+        #expect(otherIssuer.stdout.contains("refused (HTTP 401)"))
+    }
+
     @Test func doctorExitCodesFollowTheFirstFailure() async throws {
         let server = try await DemoServer.start()
         // Another team's key: Apple answers 401.

@@ -223,8 +223,21 @@ import Testing
         }
         #expect(try await server.rawCode("PUT", path, body: "nope") == 4_000_000)
         #expect(try await server.rawCode("PUT", "/inApps/v1/transactions/b0b/appAccountToken", body: #"{"appAccountToken":"\#(Self.uuid)"}"#) == 4_000_006)
-        #expect(try await server.rawCode("GET", "/inApps/v1/notifications/test/abc") == 4_000_020)
-        #expect(try await server.rawCode("GET", "/inApps/v1/notifications/test/\(Self.uuid)") == 4_040_008)
+    }
+
+    /// Apple: a token that is not one (not a UUID) is 400 InvalidTestNotificationTokenError; a UUID
+    /// it never issued (or whose result has expired) is 404 TestNotificationNotFoundError, in both environments.
+    @Test(arguments: [AppStoreEnvironment.production, .sandbox])
+    func testNotificationTokens(environment: AppStoreEnvironment) async throws {
+        let server = try await SharedDemo.get()
+        let path = "/inApps/v1/notifications/test/"
+        let uuid = Self.uuid
+        for malformed in ["abc", uuid.replacingOccurrences(of: "-", with: ""), "{\(uuid)}", uuid + "0", String(uuid.dropLast()), "%20", uuid + "_", uuid + "_12x", uuid + "_1704906337263_1", "_1704906337263"] {
+            #expect(try await server.rawCode("GET", path + malformed, environment: environment) == 4_000_020, "token \(malformed)")
+        }
+        for unknown in [uuid, uuid.uppercased(), UUID().uuidString, uuid + "_1704906337263"] {
+            #expect(try await server.rawCode("GET", path + unknown, environment: environment) == 4_040_008, "token \(unknown)")
+        }
     }
 
     @Test func storefrontCodesAreISO() {

@@ -91,7 +91,7 @@ struct NotificationRoutes: Sendable {
     }
 
     func testStatus(_ token: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        guard RouteValidation.isUUID(token) else { throw .invalidTestNotificationToken }
+        guard RouteValidation.isTestNotificationToken(token) else { throw .invalidTestNotificationToken }
         let note = try store.read(environment) { data throws(DemoAPIError) in data.testNotifications[token.lowercased()] }
         guard let note, !note.attempts.isEmpty else { throw .testNotificationNotFound }
         return .json(CheckTestNotificationResponse(signedPayload: store.servedNotification(note.signedPayload), sendAttempts: note.attempts))

@@ -3,8 +3,9 @@ import Foundation
 import JWTKit
 import Synchronization
 
-/// Checks bearer tokens as Apple does: ES256 with the demo key, kid, iss, aud, bid, a lifetime of
-/// at most 60 minutes, not expired. A token without `iat` is accepted (Apple's Python client sends none).
+/// Checks bearer tokens as Apple does: header `alg` ES256 and `kid` the demo key's, signed with that
+/// key; claims `iss`, `aud`, `bid` the demo's, a lifetime of at most 60 minutes, not expired, not
+/// issued in the future. A token without `iat` is accepted (Apple's Python client sends none).
 struct RequestAuthenticator: Sendable {
     let keyId: String
     let issuerId: String
@@ -32,6 +33,8 @@ struct RequestAuthenticator: Sendable {
         if let known = verified.claims(for: token) {
             claims = known
         } else {
+            // JWTKit falls back to its default key for an unknown `kid`; Apple refuses the token.
+            if let problem = headerProblem(token) { return problem }
             do {
                 claims = try await keys.verify(token, as: RequestTokenClaims.self)
             } catch {
@@ -52,6 +55,24 @@ struct RequestAuthenticator: Sendable {
         }
         return nil
     }
+
+    /// Why the token's header is not one Apple accepts for this key, if it is not.
+    private func headerProblem(_ token: String) -> String? {
+        guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).first,
+              let data = Base64URL.decode(encoded),
+              let header = try? JSONDecoder().decode(RequestTokenHeader.self, from: data)
+        else { return "unreadable header" }
+        if header.alg != "ES256" { return "algorithm not ES256" }
+        guard let kid = header.kid else { return "no key ID" }
+        if kid != keyId { return "unknown key ID" }
+        return nil
+    }
+}
+
+/// The header fields Apple checks in a request token.
+private struct RequestTokenHeader: Decodable {
+    let alg: String?
+    let kid: String?
 }
 
 /// Verified tokens by their exact text; a bounded set, emptied when full.

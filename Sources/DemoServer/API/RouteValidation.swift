@@ -32,6 +32,15 @@ enum RouteValidation {
 
     static func isUUID(_ text: String) -> Bool { text.utf8.count == 36 && UUID(uuidString: text) != nil }
 
+    /// A test notification token as Apple hands them out: a UUID, alone or followed by `_` and the
+    /// epoch milliseconds of the request. Anything else is malformed (4000020), not unknown (4040008).
+    static func isTestNotificationToken(_ text: String) -> Bool {
+        let parts = text.split(separator: "_", maxSplits: 1, omittingEmptySubsequences: false)
+        guard isUUID(String(parts[0])) else { return false }
+        guard parts.count == 2 else { return true }
+        return (1...13).contains(parts[1].utf8.count) && parts[1].utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
+
     /// App Store Connect product IDs: letters, digits, periods and underscores (hyphens are tolerated).
     static func isProductId(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 255 && text.unicodeScalars.allSatisfy {

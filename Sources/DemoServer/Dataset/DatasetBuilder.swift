@@ -150,7 +150,7 @@ struct DatasetBuilder {
         t.appAccountToken = data.customers[customer]!.appAccountToken
         if product.type == .autoRenewableSubscription {
             t.webOrderLineItemId = webOrderLineItemId()
-            t.expiresDate = expires ?? date.addingTimeInterval(Double(product.periodDays!) * Self.day)
+            t.expiresDate = expires ?? product.period!.advance(date, by: 1)
         }
         if let offer {
             t.offerType = offer.type
@@ -173,21 +173,22 @@ struct DatasetBuilder {
         var transactionIds: [String]
     }
 
-    /// A subscription bought at `start` and renewed `renewals` times; the first period may carry an offer.
+    /// A subscription bought at `start` and renewed `renewals` times; the first period may carry an
+    /// offer of `offerPeriodDays` (a free trial), after which the paid periods count from its end.
+    /// Each period ends on the calendar, counted from the first paid period's start (`DemoPeriod`).
     mutating func subscribe(
         _ customer: Int, _ product: DemoProduct, start: Date, renewals: Int, firstOffer: Offer? = nil,
         ownership: InAppOwnershipType = .purchased, firstOrder: String? = nil, offerPeriodDays: Int? = nil
     ) -> Chain {
-        let period = Double(product.periodDays!) * Self.day
-        let firstExpiry = start.addingTimeInterval(offerPeriodDays.map { Double($0) * Self.day } ?? period)
-        let first = purchase(customer, product, at: start, order: firstOrder, ownership: ownership, offer: firstOffer, expires: firstExpiry)
-        var chain = Chain(originalTransactionId: first, latestTransactionId: first, expires: firstExpiry, transactionIds: [first])
-        for _ in 0..<renewals {
+        let schedule = RenewalSchedule(product.period!, start: start, offerPeriodDays: offerPeriodDays)
+        let first = purchase(customer, product, at: start, order: firstOrder, ownership: ownership, offer: firstOffer, expires: schedule.expiry(of: 0))
+        var chain = Chain(originalTransactionId: first, latestTransactionId: first, expires: schedule.expiry(of: 0), transactionIds: [first])
+        for index in stride(from: 1, through: renewals, by: 1) {
             let renewal = purchase(
                 customer, product, at: chain.expires, ownership: ownership, originalTransactionId: first,
-                originalPurchaseDate: start, reason: .renewal, expires: chain.expires.addingTimeInterval(period))
+                originalPurchaseDate: start, reason: .renewal, expires: schedule.expiry(of: index))
             chain.latestTransactionId = renewal
-            chain.expires = chain.expires.addingTimeInterval(period)
+            chain.expires = schedule.expiry(of: index)
             chain.transactionIds.append(renewal)
         }
         return chain
@@ -198,12 +199,42 @@ struct DatasetBuilder {
         _ customer: Int, _ product: DemoProduct, start: Date, firstOffer: Offer? = nil,
         ownership: InAppOwnershipType = .purchased, firstOrder: String? = nil, offerPeriodDays: Int? = nil
     ) -> Chain {
-        let period = Double(product.periodDays!) * Self.day
-        let firstExpiry = start.addingTimeInterval(offerPeriodDays.map { Double($0) * Self.day } ?? period)
-        let renewals = max(0, Int((anchor.timeIntervalSince(firstExpiry) / period).rounded(.down)) + 1)
-        let needed = firstExpiry > anchor ? 0 : renewals
-        return subscribe(customer, product, start: start, renewals: needed, firstOffer: firstOffer, ownership: ownership,
+        let schedule = RenewalSchedule(product.period!, start: start, offerPeriodDays: offerPeriodDays)
+        var renewals = 0
+        while schedule.expiry(of: renewals) <= anchor { renewals += 1 }
+        return subscribe(customer, product, start: start, renewals: renewals, firstOffer: firstOffer, ownership: ownership,
                          firstOrder: firstOrder, offerPeriodDays: offerPeriodDays)
+    }
+
+    /// When a chain's periods end: the first after the offer (or one period), then on the calendar.
+    struct RenewalSchedule {
+        let period: DemoPeriod
+        /// The start of the first paid period, from which every paid period is counted.
+        let paidStart: Date
+        /// Paid periods already ended at the first expiry: 0 after an offer, else 1.
+        let offset: Int
+
+        init(_ period: DemoPeriod, start: Date, offerPeriodDays: Int?) {
+            self.period = period
+            if let offerPeriodDays {
+                paidStart = DemoPeriod.days(offerPeriodDays).advance(start, by: 1)
+                offset = 0
+            } else {
+                paidStart = start
+                offset = 1
+            }
+        }
+
+        /// The expiry of the chain's transaction `index` (0 the first purchase, 1 the first renewal, ...).
+        func expiry(of index: Int) -> Date { period.advance(paidStart, by: index + offset) }
+    }
+
+    /// The start of a chain of `periods` periods ending at `end`, or up to three days before it
+    /// when a short month clamps the day (`end` on the 30th of April: a start on the 28th of
+    /// February, renewing on the 28th). The count never depends on the date, so the seeded IDs
+    /// that follow are the same on every day.
+    func start(_ period: DemoPeriod, periods: Int, endingBy end: Date) -> Date {
+        period.advance(end, by: -periods)
     }
 
     /// Registers the chain's subscription state; `adjust` sets status-specific renewal fields.

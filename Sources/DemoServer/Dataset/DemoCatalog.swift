@@ -8,8 +8,8 @@ public struct DemoProduct: Sendable, Equatable {
     public let subscriptionGroupIdentifier: String?
     /// Milliunits of USD.
     public let price: Int64
-    /// Days per billing period, for subscriptions.
-    public let periodDays: Int?
+    /// The billing period, for subscriptions (renewed on the calendar, see `DemoPeriod`).
+    public let period: DemoPeriod?
     /// Service level inside a group: higher is better (an upgrade moves up).
     public let level: Int
     public let name: String
@@ -22,15 +22,15 @@ public enum DemoCatalog {
     public static let proGroup = "21482736"
     public static let newsGroup = "21482737"
 
-    public static let proMonthly = DemoProduct(productId: "com.iapdesk.demo.pro.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 9990, periodDays: 30, level: 2, name: "Pro Monthly")
-    public static let proPlusMonthly = DemoProduct(productId: "com.iapdesk.demo.proplus.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 14990, periodDays: 30, level: 1, name: "Pro Plus Monthly")
-    public static let proYearly = DemoProduct(productId: "com.iapdesk.demo.pro.yearly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 79990, periodDays: 365, level: 2, name: "Pro Yearly")
-    public static let newsWeekly = DemoProduct(productId: "com.iapdesk.demo.news.weekly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: newsGroup, price: 1990, periodDays: 7, level: 1, name: "News Weekly")
-    public static let coins100 = DemoProduct(productId: "com.iapdesk.demo.coins.100", type: .consumable, subscriptionGroupIdentifier: nil, price: 990, periodDays: nil, level: 0, name: "100 Coins")
-    public static let coins1000 = DemoProduct(productId: "com.iapdesk.demo.coins.1000", type: .consumable, subscriptionGroupIdentifier: nil, price: 7990, periodDays: nil, level: 0, name: "1000 Coins")
-    public static let lifetime = DemoProduct(productId: "com.iapdesk.demo.lifetime", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 29990, periodDays: nil, level: 0, name: "Lifetime Unlock")
-    public static let themePack = DemoProduct(productId: "com.iapdesk.demo.themes", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 2990, periodDays: nil, level: 0, name: "Theme Pack")
-    public static let seasonPass = DemoProduct(productId: "com.iapdesk.demo.seasonpass.2026", type: .nonRenewingSubscription, subscriptionGroupIdentifier: nil, price: 19990, periodDays: 90, level: 0, name: "Season Pass 2026")
+    public static let proMonthly = DemoProduct(productId: "com.iapdesk.demo.pro.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 9990, period: .months(1), level: 2, name: "Pro Monthly")
+    public static let proPlusMonthly = DemoProduct(productId: "com.iapdesk.demo.proplus.monthly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 14990, period: .months(1), level: 1, name: "Pro Plus Monthly")
+    public static let proYearly = DemoProduct(productId: "com.iapdesk.demo.pro.yearly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: proGroup, price: 79990, period: .years(1), level: 2, name: "Pro Yearly")
+    public static let newsWeekly = DemoProduct(productId: "com.iapdesk.demo.news.weekly", type: .autoRenewableSubscription, subscriptionGroupIdentifier: newsGroup, price: 1990, period: .weeks(1), level: 1, name: "News Weekly")
+    public static let coins100 = DemoProduct(productId: "com.iapdesk.demo.coins.100", type: .consumable, subscriptionGroupIdentifier: nil, price: 990, period: nil, level: 0, name: "100 Coins")
+    public static let coins1000 = DemoProduct(productId: "com.iapdesk.demo.coins.1000", type: .consumable, subscriptionGroupIdentifier: nil, price: 7990, period: nil, level: 0, name: "1000 Coins")
+    public static let lifetime = DemoProduct(productId: "com.iapdesk.demo.lifetime", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 29990, period: nil, level: 0, name: "Lifetime Unlock")
+    public static let themePack = DemoProduct(productId: "com.iapdesk.demo.themes", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 2990, period: nil, level: 0, name: "Theme Pack")
+    public static let seasonPass = DemoProduct(productId: "com.iapdesk.demo.seasonpass.2026", type: .nonRenewingSubscription, subscriptionGroupIdentifier: nil, price: 19990, period: .days(90), level: 0, name: "Season Pass 2026")
 
     public static let all: [DemoProduct] = [proMonthly, proPlusMonthly, proYearly, newsWeekly, coins100, coins1000, lifetime, themePack, seasonPass]
 

@@ -30,8 +30,7 @@ extension DatasetBuilder {
         ]
         for (intent, subtype, scenario, endedDaysAgo) in intents {
             let who = customer(scenario)
-            let start = daysAgo(endedDaysAgo + 30 * 4)
-            let chain = subscribe(who, P.proMonthly, start: start, renewals: 3)
+            let chain = subscribe(who, P.proMonthly, start: start(P.proMonthly.period!, periods: 4, endingBy: daysAgo(endedDaysAgo)), renewals: 3)
             track(chain, customer: who, status: .expired, autoRenew: false) { renewal in
                 renewal.expirationIntent = intent
                 renewal.renewalDate = nil
@@ -43,7 +42,7 @@ extension DatasetBuilder {
 
         // 8. Billing retry: the renewal charge failed and Apple is retrying.
         let carol = customer("Billing retry", storefront: "FRA")
-        let carolChain = subscribe(carol, P.proMonthly, start: daysAgo(93), renewals: 2)
+        let carolChain = subscribe(carol, P.proMonthly, start: start(P.proMonthly.period!, periods: 3, endingBy: daysAgo(3)), renewals: 2)
         track(carolChain, customer: carol, status: .billingRetry) { renewal in
             renewal.isInBillingRetryPeriod = true
             renewal.expirationIntent = .billingError
@@ -52,7 +51,7 @@ extension DatasetBuilder {
 
         // 9. Grace period: the charge failed but service continues until the grace period ends.
         let dan = customer("Billing grace period")
-        let danChain = subscribe(dan, P.proMonthly, start: daysAgo(62), renewals: 1)
+        let danChain = subscribe(dan, P.proMonthly, start: start(P.proMonthly.period!, periods: 2, endingBy: daysAgo(2)), renewals: 1)
         track(danChain, customer: dan, status: .billingGracePeriod) { renewal in
             renewal.isInBillingRetryPeriod = true
             renewal.gracePeriodExpiresDate = danChain.expires.addingTimeInterval(16 * Self.day)
@@ -74,7 +73,7 @@ extension DatasetBuilder {
         data.transactions[frankChain.latestTransactionId]!.modified = upgradeDate
         let upgraded = purchase(
             frank, P.proPlusMonthly, at: upgradeDate, originalTransactionId: frankChain.originalTransactionId,
-            originalPurchaseDate: daysAgo(100), expires: upgradeDate.addingTimeInterval(30 * Self.day))
+            originalPurchaseDate: daysAgo(100), expires: P.proPlusMonthly.period!.advance(upgradeDate, by: 1))
         frankChain.latestTransactionId = upgraded
         frankChain.transactionIds.append(upgraded)
         track(frankChain, customer: frank, status: .active)
@@ -117,7 +116,7 @@ extension DatasetBuilder {
         let winBack = Offer(type: .winBackOffer, discount: .payUpFront, identifier: "com.iapdesk.demo.winback.50off", period: "P1M", price: 4990)
         let back = purchase(
             judy, P.proMonthly, at: daysAgo(8), offer: winBack, originalTransactionId: oldChain.originalTransactionId,
-            originalPurchaseDate: daysAgo(400), expires: daysAhead(22))
+            originalPurchaseDate: daysAgo(400), expires: P.proMonthly.period!.advance(daysAgo(8), by: 1))
         var judyChain = oldChain
         judyChain.latestTransactionId = back
         let returned = daysAgo(8)
@@ -161,7 +160,8 @@ extension DatasetBuilder {
 
         // 19. Pending price increase on an active subscription.
         let noah = customer("Price increase pending")
-        let noahChain = subscribeUntilNow(noah, P.proMonthly, start: daysAgo(330))
+        // 340 days: twelve periods on any date, as the twelve 30-day periods of 330 days were.
+        let noahChain = subscribeUntilNow(noah, P.proMonthly, start: daysAgo(340))
         track(noahChain, customer: noah, status: .active) { renewal in
             renewal.priceIncreaseStatus = .customerHasNotResponded
             renewal.renewalPrice = 11990
@@ -197,7 +197,8 @@ extension DatasetBuilder {
         // ended, too late for Apple (at least 24 hours before), and renewed two hours ago. Its
         // notifications are the newest of all, so every earlier delivery keeps its story.
         let quinn = customer("Charged after turning auto-renew off", storefront: "DEU")
-        let quinnStart = anchor.addingTimeInterval(-2 * 3600 - 2 * Double(P.proMonthly.periodDays!) * Self.day)
+        // (On the few days a short month clamps the day, the renewal is a day or two earlier.)
+        let quinnStart = start(P.proMonthly.period!, periods: 2, endingBy: anchor.addingTimeInterval(-2 * 3600))
         let quinnChain = subscribe(quinn, P.proMonthly, start: quinnStart, renewals: 2)
         track(quinnChain, customer: quinn, status: .active, autoRenew: false)
         let charged = data.transactions[quinnChain.latestTransactionId]!.payload.purchaseDate!

@@ -350,9 +350,9 @@ struct TriggerShaping {
     private mutating func active() {
         guard renewal != nil else { return }
         status = .active
-        if let expires = transaction?.expiresDate, expires <= now, let days = transaction?.productId.flatMap(DemoCatalog.product)?.periodDays {
+        if let expires = transaction?.expiresDate, expires <= now, let period = transaction?.productId.flatMap(DemoCatalog.product)?.period {
             transaction?.purchaseDate = now
-            transaction?.expiresDate = now.addingTimeInterval(Double(days) * 86_400)
+            transaction?.expiresDate = period.advance(now, by: 1)
         }
         renewal?.autoRenewStatus = .on
         renewal?.renewalDate = transaction?.expiresDate
@@ -375,7 +375,7 @@ struct TriggerShaping {
         // Level 1 is the group's highest service, as in App Store Connect.
         let target = upgrade
             ? group.filter { $0.level < current.level }.min { $0.level < $1.level }
-            : group.first { $0.level > current.level } ?? group.first { $0.periodDays != current.periodDays }
+            : group.first { $0.level > current.level } ?? group.first { $0.period != current.period }
         guard let target else { return }
         if upgrade {
             transaction?.productId = target.productId

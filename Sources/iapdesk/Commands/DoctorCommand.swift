@@ -27,7 +27,7 @@ struct DoctorCommand: AsyncParsableCommand {
                 let folder = NSTemporaryDirectory() + "iapdesk-doctor-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
                 defer { try? FileManager.default.removeItem(atPath: folder) }
                 do {
-                    report = try await DoctorSetup.demoDoctor(server, folder: folder, timeout: global.timeout).run()
+                    report = try await DoctorSetup.demoDoctor(server, folder: folder, flags: try global.overrides(), timeout: global.timeout).run()
                 } catch {
                     await server.stop()
                     throw error

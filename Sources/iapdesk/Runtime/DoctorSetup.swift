@@ -24,17 +24,19 @@ enum DoctorSetup {
 
     /// The demo server's credentials written as a real profile would have them (a key file with
     /// mode 600, its root certificate as a DER file), so every check runs as it would for Apple.
-    static func demoDoctor(_ server: DemoServer, folder: String, timeout: TimeInterval? = nil) throws -> Doctor {
+    /// The demo's credentials, but for the issuer ID, key ID and bundle ID `flags` give: the demo
+    /// then judges them as Apple would (a key ID not the key's is refused), so a probe shows it.
+    static func demoDoctor(_ server: DemoServer, folder: String, flags: ProfileOverrides = ProfileOverrides(), timeout: TimeInterval? = nil) throws -> Doctor {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let keyPath = folder + "/SubscriptionKey_\(DemoServer.keyId).p8"
         let rootPath = folder + "/demo-root.der"
         try DemoFiles.writeKey(server.signingKey.pemRepresentation, to: keyPath)
         try server.rootCertificateDER.write(to: URL(fileURLWithPath: rootPath))
         var profile = Profile(name: "demo")
-        profile.issuerId = DemoServer.issuerId
-        profile.keyId = DemoServer.keyId
+        profile.issuerId = flags.issuerId ?? DemoServer.issuerId
+        profile.keyId = flags.keyId ?? DemoServer.keyId
         profile.keyFile = keyPath
-        profile.bundleId = DemoServer.bundleId
+        profile.bundleId = flags.bundleId ?? DemoServer.bundleId
         profile.appAppleId = DemoServer.appAppleId
         profile.environment = server.environment
         profile.baseURL = server.baseURL
