@@ -56,6 +56,18 @@ import Testing
         #expect(policy.agent == "policy:refund-policy.toml")
     }
 
+    @Test func aRuleThatMatchesEverythingBeforeOthersIsSaid() throws {
+        let hiding = try RefundPolicy.parse(
+            "consent = \"app-terms\"\nrefund_preference = \"decline\"\n[[rule]]\nrefund_preference = \"grant-full\"\n[[rule]]\nreason = \"legal\"\nanswer = false\n",
+            name: "p.toml")
+        #expect(hiding.words.contains { $0.hasPrefix("⚠ Rule 1 matches every request, so rules 2 to 2 never apply") })
+        // Last, it is the policy's fallback: nothing said.
+        let last = try RefundPolicy.parse(
+            "consent = \"app-terms\"\nrefund_preference = \"decline\"\n[[rule]]\nreason = \"legal\"\nanswer = false\n[[rule]]\nrefund_preference = \"grant-full\"\n",
+            name: "p.toml")
+        #expect(!last.words.contains { $0.hasPrefix("⚠") })
+    }
+
     @Test func rulesMatchByProductPatternAndReasonTheFirstWins() throws {
         let policy = try RefundPolicy.parse(
             """

@@ -29,8 +29,9 @@ enum ExtendOverlay: ModalOverlay {
             // the old ones until Enter reads them again.
             let readAt = state.customer?.readAt ?? .distantFuture
             let stale = form.earlier.value?.recorded.contains { $0.applied && $0.time > readAt } == true
-            row("Renews now", DisplayFormat.date(form.currentRenewal) + (stale ? "  (read before the last extension)" : ""), stale ? .warning : .modal)
-            row("Renews after", stale ? "read again from Apple when you press Enter" : newDate.map { DisplayFormat.date($0) } ?? "-", stale ? .warning : .success)
+            // The period's end: it renews then only while auto-renew is on.
+            row("Period ends", DisplayFormat.date(form.currentRenewal) + (stale ? "  (read before the last extension)" : ""), stale ? .warning : .modal)
+            row("Ends after", stale ? "read again from Apple when you press Enter" : newDate.map { DisplayFormat.date($0) } ?? "-", stale ? .warning : .success)
             let days = form.days.text.isEmpty ? "_" : form.days.text
             row("Days (1-90)", form.days.isSelected ? "[\(days)]  type to replace, ↑↓ to change" : "\(days)   ↑↓ or type", form.dayCount == nil ? .error : .accent)
             row("Reason", "◂ \(form.reason.label) ▸   ←→", .accent)
@@ -59,7 +60,7 @@ enum ExtendOverlay: ModalOverlay {
             let endpoint = target.endpoint
             let json = endpoint.body ?? Data()
             lines.append([.init("Adds \(body.extendByDays ?? 0) day\(body.extendByDays == 1 ? "" : "s") for \(form.subject):", theme[.warning])])
-            lines.append([.init("renews \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])
+            lines.append([.init("ends \(DisplayFormat.longDay(newDate)) instead of \(DisplayFormat.longDay(form.currentRenewal)).", theme[.warning])])
             lines.append([.init("This exact request will be sent to \(form.environment?.label ?? state.environment.label):", theme[.warning])])
             lines.append([.init("\(endpoint.method) \(endpoint.path)", theme[.modal])])
             lines.append([.init(String(decoding: json, as: UTF8.self), theme[.modal])])

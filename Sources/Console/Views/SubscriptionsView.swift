@@ -57,9 +57,11 @@ enum SubscriptionsView {
             // Nothing renews: the date that matters is when it ended.
             field(row.status == .revoked ? "Revoked" : "Expired", endDate(row).map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" }, .warning)
         } else {
-            field("Renewal date", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
+            // With auto-renew off the date is when it ends: an agent reads it out as such.
+            let renews = r?.autoRenewStatus != .off
+            field(renews ? "Renewal date" : "Ends (no renewal)", r?.renewalDate.map { "\(DisplayFormat.date($0)) (\(DisplayFormat.relative($0)))" })
+            if renews { field("Renewal price", r?.renewalPrice.map { DisplayFormat.money($0, r?.currency) }) }
         }
-        field("Renewal price", r?.renewalPrice.map { DisplayFormat.money($0, r?.currency) })
         field("Expiration intent", r?.expirationIntent?.label, .warning)
         field("Billing retry", r?.isInBillingRetryPeriod == true ? "Apple is retrying the charge" : nil, .warning)
         field("Grace period ends", r?.gracePeriodExpiresDate.map { DisplayFormat.date($0) }, .warning)

@@ -347,6 +347,11 @@ extension RefundPolicy {
         for (index, rule) in rules.enumerated() {
             lines.append("Rule \(index + 1)\(rule.line.map { " (line \($0))" } ?? ""), \(rule.words): \(Self.words(rule.answer)).")
         }
+        // The first rule that matches applies: one that matches every request hides the rest.
+        if let first = rules.firstIndex(where: { $0.products.isEmpty && $0.reasons.isEmpty }), first < rules.count - 1 {
+            lines.append(
+                "⚠ Rule \(first + 1) matches every request, so rules \(first + 2) to \(rules.count) never apply: put it last, or give it a product or reason.")
+        }
         for customer in customers {
             let who = customer.kind == .appAccountToken ? "app account token" : "original transaction"
             lines.append("Customer \(who) \(customer.account)\(customer.line.map { " (line \($0))" } ?? ""): \(Self.words(customer.answer))\(customer.note.map { " (\($0))" } ?? "").")

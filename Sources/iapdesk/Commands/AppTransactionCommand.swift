@@ -27,9 +27,7 @@ struct AppTransactionCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await withSession(global) { session, printer in
-            if fallback, session.client.fallbackEnvironment == nil {
-                StandardStreams.error("note: --fallback has no Sandbox to try with this profile (\(session.environmentLabel)\(session.profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n")
-            }
+            if fallback { session.noteFallbackUnavailable() }
             let located: Located<AppTransactionInfoResponse>
             do {
                 if fallback {

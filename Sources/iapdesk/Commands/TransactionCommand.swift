@@ -19,10 +19,7 @@ struct TransactionCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let located: Located<TransactionInfoResponse>
-            if fallback, session.client.fallbackEnvironment == nil {
-                // Said, not silently skipped: only Apple's Production (and the demo) has a Sandbox beside it.
-                StandardStreams.error("note: --fallback has no Sandbox to try with this profile (\(session.environmentLabel)\(session.profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n")
-            }
+            if fallback { session.noteFallbackUnavailable() }
             if fallback {
                 located = try await session.client.withEnvironmentFallback { client throws(APIError) in
                     try await client.getTransactionInfo(transactionId: id)

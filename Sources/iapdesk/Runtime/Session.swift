@@ -145,3 +145,12 @@ final class Session: Sendable {
         if profile.readOnly { throw ConfigurationError.readOnly(profile: profile.name) }
     }
 }
+
+extension Session {
+    /// Said, not silently skipped, when --fallback has nowhere to go: only Apple's Production (and the
+    /// demo) has a Sandbox beside it.
+    func noteFallbackUnavailable() {
+        guard client.fallbackEnvironment == nil else { return }
+        StandardStreams.error("note: --fallback has no Sandbox to try with this profile (\(environmentLabel)\(profile.baseURL == nil ? "" : ", base_url set")); use a profile for Sandbox.\n")
+    }
+}
