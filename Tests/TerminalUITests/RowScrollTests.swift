@@ -99,34 +99,11 @@ import Testing
     /// vt100, whose capabilities carry padding ($<5>), the padding is never written as text.
     @Test(arguments: ["xterm-256color", "vt100"])
     func ncursesOutputLeavesEveryFrameOnAModelTerminal(_ type: String) throws {
-        try CursesLock.run {
-            let master = posix_openpt(O_RDWR | O_NOCTTY)
-            try #require(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0)
-            defer { close(master) }
-            var size = winsize(ws_row: UInt16(Self.height), ws_col: UInt16(Self.width), ws_xpixel: 0, ws_ypixel: 0)
-            _ = ioctl(master, UInt(TIOCSWINSZ), &size)
-            let path = String(cString: try #require(ptsname(master)))
-            let output = try #require(fopen(path, "r+"))
-            let input = try #require(fopen(path, "r"))
-            defer {
-                fclose(input)
-                fclose(output)
-            }
-            _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
-            func drain() -> [UInt8] {
-                var bytes: [UInt8] = []
-                var chunk = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let count = read(master, &chunk, chunk.count)
-                    if count <= 0 { break }
-                    bytes += chunk[0..<count]
-                }
-                return bytes
-            }
+        try PseudoTerminal.with(width: Self.width, height: Self.height) { pty in
             setenv("TERM", type, 1)
             for scrollRegions in [true, false] {
                 let backend = try CursesBackend(
-                    terminal: (type: type, input: input, output: output, outputFD: fileno(output)), scrollRegions: scrollRegions)
+                    terminal: (type: type, input: pty.input, output: pty.output, outputFD: fileno(pty.output)), scrollRegions: scrollRegions)
                 defer { backend.end() }
                 #expect(backend.scrollsRows == scrollRegions)
                 let terminal = Terminal(backend: backend)
@@ -134,7 +111,7 @@ import Testing
                 var scrolledBytes: [Int] = []
                 for (index, frame) in Self.sequence().enumerated() {
                     terminal.draw { _, buffer in buffer = frame }
-                    let bytes = drain()
+                    let bytes = pty.drain()
                     #expect(!String(decoding: bytes, as: UTF8.self).contains("$<"), "padding written as text on \(type)")
                     screen.apply(bytes)
                     #expect(screen.text == frame.text, "frame \(index) (scroll regions \(scrollRegions)):\n\(screen.text)\nexpected:\n\(frame.text)")
@@ -146,7 +123,7 @@ import Testing
                     // A one-row scroll costs the region change, the scroll and the one row that came in.
                     #expect(scrolledBytes.first.map { $0 < 150 } == true, "\(scrolledBytes)")
                 }
-                _ = drain()
+                _ = pty.drain()
             }
         }
     }
