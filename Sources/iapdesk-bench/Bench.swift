@@ -54,6 +54,9 @@ struct Bench: AsyncParsableCommand {
     @Option(name: .long, help: "Milliseconds the demo server waits before each answer for the latency_ figures (Apple's round trip is about 150).")
     var latencyMs: Int = 150
 
+    @Option(name: .long, help: "IDs in the bulk_ figures' file (Get All Subscription Statuses allows 50 per second).")
+    var bulkIds: Int = 1000
+
     @Option(name: .long, help: "Seconds the wait_ figures' requests wait on a server that never answers (their timeout).")
     var waitSeconds: Double = 5
 
@@ -82,6 +85,9 @@ struct Bench: AsyncParsableCommand {
         }
         if jwsFile == nil && selected("wait_") {
             try await WaitBench.run(requests: 10, seconds: waitSeconds)
+        }
+        if !skipDemo && jwsFile == nil && selected("bulk_") {
+            try await BulkBench.run(ids: bulkIds, latencyMs: latencyMs)
         }
     }
 

@@ -28,6 +28,20 @@ import Testing
         #expect(limiter.reserve("Get Transaction History", in: .production, now: start) == start)
     }
 
+    @Test func aPacedShareSpacesStartsEvenlyBelowTheLimit() {
+        let limiter = RequestRateLimiter(pacedShare: 0.8, recordsGrants: true)
+        #expect(limiter.pace(for: "Get All Subscription Statuses", in: .production) == 40)
+        let starts = (0..<100).map { _ in limiter.reserve("Get All Subscription Statuses", in: .production, now: start) }
+        let gaps = zip(starts.dropFirst(), starts).map { $0.timeIntervalSince($1) }
+        // Dates this far from 1970 hold microseconds, not nanoseconds.
+        #expect(gaps.allSatisfy { abs($0 - 0.025) < 1e-6 }, "\(gaps.prefix(5))")
+        #expect(abs(starts[99].timeIntervalSince(starts[0]) - 99 * 0.025) < 1e-5)
+        // A 429 is counted, and holds the next start until its Retry-After.
+        limiter.pause("Get All Subscription Statuses", in: .production, until: start.addingTimeInterval(10))
+        #expect(limiter.rateLimitedAnswers == 1)
+        #expect(limiter.reserve("Get All Subscription Statuses", in: .production, now: start) == start.addingTimeInterval(10))
+    }
+
     @Test func aPauseHoldsEveryRequestUntilItEnds() {
         let limiter = RequestRateLimiter()
         limiter.pause("Get Transaction Info", in: .production, until: start.addingTimeInterval(3))

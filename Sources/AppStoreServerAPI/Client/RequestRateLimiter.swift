@@ -16,6 +16,10 @@ public final class RequestRateLimiter: Sendable {
     public let defaultLimit: Int
     /// Share of the Production rate Sandbox allows (Apple: 10 %); at least 1 request per second.
     public let sandboxShare: Double
+    /// Share of each limit to use, with starts evenly spaced (nil: up to the whole limit, in bursts).
+    /// A long run of requests paced below the limit leaves room for the app's other clients and for
+    /// the network's jitter, which can land two bursts in one of the server's seconds.
+    public let pacedShare: Double?
 
     private struct Bucket {
         /// Start times of the most recent requests, oldest first; at most `limit` of them.
@@ -23,6 +27,7 @@ public final class RequestRateLimiter: Sendable {
         var head = 0
         var pausedUntil: Date?
         var granted = 0
+        var rateLimitedAnswers = 0
     }
 
     private let buckets = Mutex<[String: Bucket]>([:])
@@ -44,11 +49,12 @@ public final class RequestRateLimiter: Sendable {
 
     public init(
         productionLimits: [String: Int] = RequestRateLimiter.appleProductionLimits, defaultLimit: Int = 50,
-        sandboxShare: Double = 0.1, recordsGrants: Bool = false
+        sandboxShare: Double = 0.1, pacedShare: Double? = nil, recordsGrants: Bool = false
     ) {
         self.productionLimits = productionLimits
         self.defaultLimit = max(1, defaultLimit)
         self.sandboxShare = sandboxShare
+        self.pacedShare = pacedShare.map { min(1, max(0.01, $0)) }
         self.recordsGrants = recordsGrants
     }
 
@@ -57,6 +63,11 @@ public final class RequestRateLimiter: Sendable {
         let production = max(1, productionLimits[endpoint] ?? defaultLimit)
         guard environment != .production else { return production }
         return max(1, Int((Double(production) * sandboxShare).rounded(.down)))
+    }
+
+    /// Requests per second this limiter starts for `endpoint`: its limit, or the paced share of it.
+    public func pace(for endpoint: String, in environment: AppStoreEnvironment) -> Double {
+        Double(limit(for: endpoint, in: environment)) * (pacedShare ?? 1)
     }
 
     static func key(_ endpoint: String, _ environment: AppStoreEnvironment) -> String { "\(environment.rawValue)/\(endpoint)" }
@@ -77,7 +88,10 @@ public final class RequestRateLimiter: Sendable {
                 start = max(start, oldest.addingTimeInterval(1))
             }
             // Start times never go backwards, so "the last `limit`" are the most recent.
-            if let last = bucket.recent.last, last > start { start = last }
+            if let last = bucket.recent.last {
+                let spacing = pacedShare.map { 1 / (Double(limit) * $0) } ?? 0
+                start = max(start, last.addingTimeInterval(spacing))
+            }
             bucket.recent.append(start)
             if bucket.recent.count - bucket.head > limit { bucket.head += 1 }
             if bucket.head > 256 {
@@ -98,8 +112,14 @@ public final class RequestRateLimiter: Sendable {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket()
             if bucket.pausedUntil.map({ $0 < date }) ?? true { bucket.pausedUntil = date }
+            bucket.rateLimitedAnswers += 1
             buckets[key] = bucket
         }
+    }
+
+    /// 429 answers seen by the clients sharing this limiter, every endpoint and environment together.
+    public var rateLimitedAnswers: Int {
+        buckets.withLock { $0.values.reduce(0) { $0 + $1.rateLimitedAnswers } }
     }
 
     /// Start times granted to an endpoint so far (only with `recordsGrants`).

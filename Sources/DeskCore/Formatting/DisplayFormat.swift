@@ -73,6 +73,14 @@ public enum DisplayFormat {
         "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
     }
 
+    /// A length of time for a progress line: `45 s`, `3 min 5 s`, `2 h 10 min`.
+    public static func duration(seconds: TimeInterval) -> String {
+        let total = Int(max(0, seconds).rounded())
+        if total < 60 { return "\(total) s" }
+        if total < 3600 { return total % 60 == 0 ? "\(total / 60) min" : "\(total / 60) min \(total % 60) s" }
+        return "\(total / 3600) h \(total % 3600 / 60) min"
+    }
+
     /// A relative span such as `in 12 days` or `3 h ago`.
     public static func relative(_ date: Date?, now: Date = Date()) -> String {
         guard let date else { return "-" }

@@ -7,7 +7,8 @@ struct HistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history", abstract: "List a customer's transactions (Get Transaction History v2), with every filter.")
 
-    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String
+    @Argument(help: "Any transaction ID, original transaction ID or app transaction ID of the customer.") var id: String?
+    @OptionGroup(title: "Many customers") var bulk: BulkOptions
     @Option(name: .long, help: "Only purchases at or after this date (2026-11-01, 7d, ...).") var start: String?
     @Option(name: .long, help: "Only purchases before this date.") var end: String?
     @Option(name: .long, help: "Only this product (repeatable).") var productId: [String] = []
@@ -22,7 +23,7 @@ struct HistoryCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        try IDRules.transactionId(id, "ID")
+        try bulk.validate(id: id) { try IDRules.transactionId($0, "ID") }
         if revoked && notRevoked { throw ValidationError("--revoked and --not-revoked exclude each other.") }
         if let limit, limit < 1 { throw ValidationError("--limit must be at least 1.") }
     }
@@ -59,31 +60,41 @@ struct HistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await withSession(global) { session, printer in
-            let historyQuery = try query()
-            let listing: PagedListing<VerifiedPayload<TransactionPayload>>
-            if let limit {
-                // The first N in order: page after page, stopping at the limit.
-                let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: historyQuery)
-                listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
-                    await session.verification.transactions(page.signedTransactions)
-                }
-            } else {
-                // The whole history: date windows fetched at once, within Apple's rate limit.
-                listing = await PagedListing.fetchHistory(session.client, anyTransactionId: id, query: historyQuery) { signed in
-                    await session.verification.transactions(signed)
-                }
-            }
-            try listing.requireFirstPage()
-            let transactions = listing.items
-            printer.emit(HistoryOutput(id: id, environment: session.environment, listing: listing))
-            let table = Records.transactionTable(transactions, raw: rawOption.raw)
-            let partial = listing.isPartial ? ", partial" : ""
-            printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")\(partial))\n")
-            printer.text(table.render())
-            try listing.requireComplete(noun: "transactions")
-            try requireVerified(transactions.map(\.status))
+        if bulk.isBulk {
+            try await runReporting { _ = try query() }
+            return try await BulkRun(
+                command: "history", endpoint: { _ in "Get Transaction History" }, options: bulk, global: global, columns: TransactionRecord.csvColumns,
+                validate: { try IDRules.transactionId($0, "ID") }, read: show
+            ).run()
         }
+        try await withSession(global) { session, printer in try await show(id ?? "", session, printer) }
+    }
+
+    /// One customer's history: printed as a table, or kept as the JSON document.
+    @Sendable func show(_ id: String, _ session: Session, _ printer: Printer) async throws {
+        let historyQuery = try query()
+        let listing: PagedListing<VerifiedPayload<TransactionPayload>>
+        if let limit {
+            // The first N in order: page after page, stopping at the limit.
+            let pages = session.client.transactionHistoryPages(anyTransactionId: id, query: historyQuery)
+            listing = await PagedListing.fetch(pages, noun: "transactions", limit: limit) { page in
+                await session.verification.transactions(page.signedTransactions)
+            }
+        } else {
+            // The whole history: date windows fetched at once, within Apple's rate limit.
+            listing = await PagedListing.fetchHistory(session.client, anyTransactionId: id, query: historyQuery) { signed in
+                await session.verification.transactions(signed)
+            }
+        }
+        try listing.requireFirstPage()
+        let transactions = listing.items
+        printer.emit(HistoryOutput(id: id, environment: session.environment, listing: listing))
+        let table = Records.transactionTable(transactions, raw: rawOption.raw)
+        let partial = listing.isPartial ? ", partial" : ""
+        printer.text("\(transactions.count) transaction\(transactions.count == 1 ? "" : "s") in \(session.environmentLabel) (\(listing.pages) page\(listing.pages == 1 ? "" : "s")\(partial))\n")
+        printer.text(table.render())
+        try listing.requireComplete(noun: "transactions")
+        try requireVerified(transactions.map(\.status))
     }
 }
 

@@ -16,12 +16,17 @@ struct LookupCommand: AsyncParsableCommand {
             iapdesk index); the answer says where and when each link was seen.
             """)
 
-    @Argument(help: "An order ID (MK5TTTVWJH), an app account token (a UUID) or an app transaction ID (digits).") var id: String
+    @Argument(help: "An order ID (MK5TTTVWJH), an app account token (a UUID) or an app transaction ID (digits).") var id: String?
+    @OptionGroup(title: "Many customers") var bulk: BulkOptions
     @OptionGroup var storeOptions: StoreOptions
     @OptionGroup var rawOption: RawOption
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        try bulk.validate(id: id, rules: check)
+    }
+
+    @Sendable func check(_ id: String) throws {
         switch IDKind.classify(id) {
         case .invalid(let reason): throw ValidationError("ID: \(reason)")
         case .orderId(let order):
@@ -33,13 +38,31 @@ struct LookupCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await withSession(global) { session, printer in
-            switch IDKind.classify(id) {
-            case .orderId(let order): try await lookUpOrder(order, session, printer)
-            case .appAccountToken(let token): try await lookUpAccount(token, session, printer)
-            case .transactionId(let digits): try await lookUpAppTransaction(digits, session, printer)
-            case .invalid: return
-            }
+        if bulk.isBulk {
+            return try await BulkRun(
+                command: "lookup", endpoint: Self.endpoint, options: bulk, global: global, columns: TransactionRecord.csvColumns,
+                validate: check, read: show
+            ).run()
+        }
+        try await withSession(global) { session, printer in try await show(id ?? "", session, printer) }
+    }
+
+    /// Where an ID's lookup starts: Apple's order lookup, the store's index, or Apple's transactions.
+    @Sendable static func endpoint(_ id: String) -> String {
+        switch IDKind.classify(id) {
+        case .orderId: return "Look Up Order ID"
+        case .appAccountToken: return "the store's account index"
+        default: return "Get Transaction Info"
+        }
+    }
+
+    /// One customer's purchases by whichever kind of ID this is: printed, or kept as the JSON document.
+    @Sendable func show(_ id: String, _ session: Session, _ printer: Printer) async throws {
+        switch IDKind.classify(id) {
+        case .orderId(let order): try await lookUpOrder(order, session, printer)
+        case .appAccountToken(let token): try await lookUpAccount(token, session, printer)
+        case .transactionId(let digits): try await lookUpAppTransaction(digits, session, printer)
+        case .invalid: return
         }
     }
 

@@ -5,9 +5,16 @@ import Foundation
 /// Writes command results: tables for people, stable JSON for scripts.
 struct Printer {
     let json: Bool
+    /// Where a bulk run keeps each ID's document instead of printing it (text is left out).
+    var capture: DocumentCapture?
+
+    init(json: Bool, capture: DocumentCapture? = nil) {
+        self.json = json
+        self.capture = capture
+    }
 
     func text(_ text: String) {
-        guard !json else { return }
+        guard !json, capture == nil else { return }
         print(text)
     }
 
@@ -15,6 +22,7 @@ struct Printer {
     /// Optional members are left out when nil (`encodeIfPresent`), so no field is ever `null`;
     /// dates are members of their own, written as `DatePair`s.
     func emit<Document: Encodable>(_ document: Document) {
+        if let capture { return capture.keep(document) }
         guard json else { return }
         print(Self.render(document))
     }

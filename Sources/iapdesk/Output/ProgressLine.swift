@@ -21,6 +21,8 @@ final class ProgressLine: Sendable {
     let start: Date
     private let state = Mutex(State())
     private let write: @Sendable (String) -> Void
+    /// The line's words, when not a listing's pages and records.
+    private let describe: (@Sendable (TimeInterval) -> String)?
 
     /// Seconds before the first line, and between lines.
     var firstAfter: TimeInterval { inPlace ? 1 : 2 }
@@ -28,8 +30,10 @@ final class ProgressLine: Sendable {
 
     init(
         noun: String, inPlace: Bool = isatty(STDERR_FILENO) == 1, start: Date = Date(),
-        write: @escaping @Sendable (String) -> Void = { StandardStreams.error($0) }
+        write: @escaping @Sendable (String) -> Void = { StandardStreams.error($0) },
+        describe: (@Sendable (TimeInterval) -> String)? = nil
     ) {
+        self.describe = describe
         self.noun = noun
         self.inPlace = inPlace
         self.start = start
@@ -56,7 +60,8 @@ final class ProgressLine: Sendable {
             guard !state.finished, now.timeIntervalSince(start) >= firstAfter else { return nil }
             if let last = state.lastShown, now.timeIntervalSince(last) < every { return nil }
             state.lastShown = now
-            let line = Self.text(noun: noun, counts: state.counts, elapsed: now.timeIntervalSince(start))
+            let elapsed = now.timeIntervalSince(start)
+            let line = describe?(elapsed) ?? Self.text(noun: noun, counts: state.counts, elapsed: elapsed)
             return inPlace ? "\r\u{1B}[2K" + line : line + "\n"
         }
         if let text { write(text) }

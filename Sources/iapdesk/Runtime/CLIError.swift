@@ -125,17 +125,24 @@ extension ExitCode {
 func runReporting(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let error as CLIError {
-        throw error.reported()
-    } catch let error as APIError {
-        throw CLIError(error).reported()
-    } catch let error as ConfigurationError {
-        throw CLIError(error).reported()
-    } catch let error as KeyLoadError {
-        throw CLIError(error.description, status: .configuration).reported()
-    } catch let error as VerifierConfigurationError {
-        throw CLIError(error.description, status: .configuration).reported()
-    } catch is CancellationError {
-        throw CLIError("Interrupted.", status: .interrupted).reported()
+    } catch {
+        guard let known = CLIError.known(error) else { throw error }
+        throw known.reported()
+    }
+}
+
+extension CLIError {
+    /// The message and exit code of a failure a command reports; nil for one it does not know
+    /// (ArgumentParser's own, which it reports itself).
+    static func known(_ error: any Error) -> CLIError? {
+        switch error {
+        case let error as CLIError: return error
+        case let error as APIError: return CLIError(error)
+        case let error as ConfigurationError: return CLIError(error)
+        case let error as KeyLoadError: return CLIError(error.description, status: .configuration)
+        case let error as VerifierConfigurationError: return CLIError(error.description, status: .configuration)
+        case is CancellationError: return CLIError("Interrupted.", status: .interrupted)
+        default: return nil
+        }
     }
 }

@@ -14,6 +14,8 @@ struct PagedListing<Item: Sendable>: Sendable {
     static func fetch<Page: Sendable>(
         _ sequence: PageSequence<Page>, noun: String, limit: Int? = nil, items: @escaping @Sendable (Page) async -> [Item]
     ) async -> PagedListing<Item> {
+        // A bulk run shows its own progress and owns Ctrl-C: one ID's listing takes neither.
+        if BulkRun.isActive { return await collect(sequence, limit: limit, progress: nil, items: items) }
         let progress = ProgressLine(noun: noun)
         progress.startTicking()
         let task = Task { await collect(sequence, limit: limit, progress: progress, items: items) }
@@ -28,11 +30,12 @@ struct PagedListing<Item: Sendable>: Sendable {
         _ client: AppStoreServerClient, anyTransactionId: String, query: TransactionHistoryQuery,
         items: @escaping @Sendable ([String]) async -> [Item]
     ) async -> PagedListing<Item> {
-        let progress = ProgressLine(noun: "transactions")
-        progress.startTicking()
-        let task = Task {
+        let bulk = BulkRun.isActive
+        let progress = bulk ? nil : ProgressLine(noun: "transactions")
+        progress?.startTicking()
+        let fetch: @Sendable () async -> PagedListing<Item> = {
             let history = await client.transactionHistoryConcurrently(anyTransactionId: anyTransactionId, query: query) { update in
-                progress.update(pages: update.pages, records: update.received)
+                progress?.update(pages: update.pages, records: update.received)
             }
             var listing = PagedListing()
             listing.items = await items(history.signedTransactions)
@@ -40,8 +43,10 @@ struct PagedListing<Item: Sendable>: Sendable {
             listing.end = history.end
             return listing
         }
-        let listing = await Interruption.cancelling(task)
-        progress.finish()
+        // A bulk run shows its own progress and owns Ctrl-C: one ID's listing takes neither.
+        if bulk { return await fetch() }
+        let listing = await Interruption.cancelling(Task { await fetch() })
+        progress?.finish()
         return listing
     }
 

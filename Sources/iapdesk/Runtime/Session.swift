@@ -141,6 +141,14 @@ final class Session: Sendable {
         await demo?.stop()
     }
 
+    /// The same session with its requests kept within `limiter`'s rates (a bulk run's pacing).
+    /// Close the session it came from, not this one.
+    func limited(by limiter: RequestRateLimiter) -> Session {
+        Session(
+            profile: profile, client: client.limited(by: limiter), verifier: verifier, verifierProblem: verifierProblem, demo: demo,
+            configFile: configFile)
+    }
+
     func requireWritable() throws {
         if profile.readOnly { throw ConfigurationError.readOnly(profile: profile.name) }
     }
