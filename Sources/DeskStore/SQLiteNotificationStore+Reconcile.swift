@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SQLiteNIO
 
 /// The lookups `reconcile` joins with Apple's history, and the replays table of `replay` and `recover`.
@@ -34,7 +35,10 @@ extension SQLiteNotificationStore {
         let lower = Self.ms(window.lowerBound)
         let upper = Self.ms(window.upperBound)
         let columns = bodies ? "*" : Self.columnsWithoutBodies
-        let rows = try await gate.run {
+        // Each row becomes a notification as it is read: a window of many thousands never holds
+        // the driver's rows and the notifications at once (watch's memory budget).
+        let found = Mutex<[StoredNotification]>([])
+        try await gate.run {
             try await self.connection.query(
                 """
                 SELECT \(columns) FROM notifications
@@ -42,9 +46,13 @@ extension SQLiteNotificationStore {
                    OR (signed_date_ms IS NULL AND first_received_ms >= ? AND first_received_ms < ?)
                 ORDER BY COALESCE(signed_date_ms, first_received_ms), id
                 """,
-                [.integer(lower), .integer(upper), .integer(lower), .integer(upper)])
+                [.integer(lower), .integer(upper), .integer(lower), .integer(upper)]
+            ) { row in
+                let notification = Self.notification(row)
+                found.withLock { $0.append(notification) }
+            }
         }
-        return rows.map(Self.notification)
+        return found.withLock { $0 }
     }
 
     @discardableResult

@@ -73,9 +73,12 @@ public enum Reconciler {
     ) -> ReconcileReport {
         var replaysByUUID: [String: [StoredReplay]] = [:]
         for replay in replays.sorted(by: { $0.id < $1.id }) { replaysByUUID[key(replay.attempt.notificationUUID), default: []].append(replay) }
-        var storedByUUID: [String: StoredNotification] = [:]
-        for row in stored { storedByUUID[key(row.notificationUUID)] = row }
+        // Positions, not copies: a window of many thousands of rows is held once (watch's memory budget).
+        var storedByUUID: [String: Int] = [:]
+        storedByUUID.reserveCapacity(stored.count)
+        for (index, row) in stored.enumerated() { storedByUUID[key(row.notificationUUID)] = index }
         var rows: [ReconcileRow] = []
+        rows.reserveCapacity(history.count + stored.count)
         var unreadable: [NotificationHistoryEntry] = []
         var seen: Set<String> = []
         for entry in history {
@@ -85,7 +88,7 @@ public enum Reconciler {
             }
             // Apple lists a notification once; a repeat across pages adds nothing.
             guard seen.insert(key(uuid)).inserted else { continue }
-            let match = storedByUUID[key(uuid)]
+            let match = storedByUUID[key(uuid)].map { stored[$0] }
             var row = ReconcileRow(verdict: verdict(apple: entry, stored: match), notificationUUID: uuid, apple: entry, stored: match)
             row.replays = replaysByUUID[key(uuid)] ?? []
             if let recovery = row.recovery {

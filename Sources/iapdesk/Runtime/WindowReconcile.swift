@@ -8,7 +8,9 @@ enum WindowReconcile {
     static func report(history: [NotificationHistoryEntry], window: Range<Date>, store: any NotificationStore) async throws -> ReconcileReport {
         let uuids = Set(history.compactMap(\.notificationUUID))
         // The rows Apple lists come last, with their bodies: the join keeps the last row of a UUID.
-        let stored = try await ForwardHistory.settled(store.notifications(signedIn: window, bodies: false) + store.notifications(uuids: uuids), in: store)
+        var rows = try await store.notifications(signedIn: window, bodies: false)
+        rows.append(contentsOf: try await store.notifications(uuids: uuids))
+        let stored = try await ForwardHistory.settled(rows, in: store)
         return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window)
     }
 }
