@@ -31,8 +31,9 @@ struct WebhookBench: AsyncParsableCommand {
         "Also measure a team's store on this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE; the bench fills it).", valueName: "url"))
     var postgres: String?
     @Option(name: .long, help: "Slow clients connected while valid notifications are measured.") var slowClients: Int = 200
-    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal, metrics, watch (comma-separated).", valueName: "groups"))
+    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal, metrics, watch, memory (comma-separated; memory runs only when named).", valueName: "groups"))
     var only: String?
+    @Option(name: .long, help: "Seconds of the memory group's run of listen under load (the budget speaks of 10 minutes).") var soakSeconds: Double = 600
 
     func run() async throws {
         if let writeBodies {
@@ -55,6 +56,7 @@ struct WebhookBench: AsyncParsableCommand {
         if groups.contains("refusal") { try await measureRefusalCost(base + "/refusal") }
         if groups.contains("metrics") { try await measureMetricsCost(base + "/metrics") }
         if groups.contains("watch") { try await measureWatchCycle(base + "/watch") }
+        if groups.contains("memory") { try await measureListenMemory(base + "/memory", seconds: soakSeconds) }
     }
 
     static func figure(_ name: String, _ value: Double, _ unit: String) {

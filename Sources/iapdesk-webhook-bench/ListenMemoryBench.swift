@@ -1,0 +1,102 @@
+import AppStoreServerAPI
+import DemoServer
+import Foundation
+
+/// What `iapdesk listen` holds in memory under load, and whether it grows: the built binary on a
+/// SQLite file, 16 senders posting demo-signed notifications (new ones first, then the same again
+/// as Apple's retries are) for `seconds`, its resident memory read from /proc every 5 seconds.
+extension WebhookBench {
+    static let listenMemoryLimitMB = 96.0
+
+    func measureListenMemory(_ folder: String, seconds: Double) async throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapdesk").path
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            print("# listen memory figures: build iapdesk beside this bench first (swift build --product iapdesk).")
+            return
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let demo = try await DemoServer.start()
+        let root = folder + "/root.der"
+        try demo.rootCertificateDER.write(to: URL(fileURLWithPath: root))
+        let bodies = try Self.bodies(count, demo: demo)
+        await demo.stop()
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            "listen", "--address", "127.0.0.1:0", "--store", folder + "/listen.sqlite", "--quiet", "--environment", "Production",
+            "--bundle-id", DemoServer.bundleId, "--app-apple-id", String(DemoServer.appAppleId), "--root-cert", root,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = folder + "/state"
+        environment["XDG_CONFIG_HOME"] = folder + "/config"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        guard let url = Self.listeningURL(output.fileHandleForReading) else {
+            print("# listen did not say where it listens: no memory figures")
+            return
+        }
+        let pid = process.processIdentifier
+        let transport = AsyncHTTPClientTransport(connectionsPerHost: concurrency)
+        let clock = ContinuousClock()
+        let end = clock.now + .seconds(seconds)
+        let sender = Task {
+            var sent = 0
+            while clock.now < end {
+                let (_, _, failures) = try await Self.send(bodies, to: url, transport: transport, concurrency: concurrency)
+                sent += bodies.count
+                if failures > 0 { print("# \(failures) deliveries were not answered 200") }
+            }
+            return sent
+        }
+        var samples: [(seconds: Double, mb: Double)] = []
+        let started = clock.now
+        while clock.now < end {
+            try await Task.sleep(for: .seconds(5))
+            if let rss = Self.procStatus(pid, "VmRSS") { samples.append((Self.seconds(clock.now - started), rss)) }
+        }
+        let sent = try await sender.value
+        let peak = Self.procStatus(pid, "VmHWM") ?? samples.map(\.mb).max() ?? 0
+        process.terminate()
+        process.waitUntilExit()
+        // Steady state: the first minute (or first fifth of a shorter run) is warm-up.
+        let warm = min(60, seconds / 5)
+        let steady = samples.filter { $0.seconds >= warm }
+        let first = steady.first?.mb ?? 0
+        let last = steady.last?.mb ?? 0
+        Self.figure(
+            "listen_peak_rss", peak,
+            "MB (limit \(Int(Self.listenMemoryLimitMB)) MB, ratio \(String(format: "%.2f", peak / Self.listenMemoryLimitMB)); \(sent) deliveries from \(concurrency) senders in \(Int(seconds)) s, \(count) distinct)")
+        Self.figure(
+            "listen_steady_rss_growth", last - first,
+            "MB (\(String(format: "%.1f", first)) MB after \(Int(warm)) s, \(String(format: "%.1f", last)) MB at the end; flat means within a few MB)")
+    }
+
+    /// The receiver's URL from its first lines ("... http://127.0.0.1:PORT/...").
+    static func listeningURL(_ handle: FileHandle) -> URL? {
+        var text = ""
+        while text.count < 16_384 {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+[^\s]*"#, options: .regularExpression) {
+                return URL(string: String(text[range]))
+            }
+        }
+        return nil
+    }
+
+    /// A "kB" line of /proc/PID/status, in MB.
+    static func procStatus(_ pid: Int32, _ key: String) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
+            return digits.map { $0 / 1024 }
+        }
+        return nil
+    }
+}
