@@ -189,6 +189,7 @@ let package = Package(
                 "WebhookReceiver",
                 "DeskStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -132,7 +132,13 @@ struct WebhookBench: AsyncParsableCommand {
         let url = receiver.url
 
         let (verified, verifiedLatencies, verifiedFailures) = try await Self.send(bodies, to: url, transport: transport, concurrency: concurrency)
-        Self.figure("receiver_verified_stored_c\(concurrency)", Double(count) / verified, "notifications/s")
+        let raw = try SignatureLimit.rawVerifiesPerSecond()
+        let limit = raw.rate / Double(SignatureLimit.signaturesPerNotification)
+        let rate = Double(count) / verified
+        Self.figure("receiver_verified_stored_c\(concurrency)", rate, "notifications/s")
+        Self.figure(
+            "receiver_signature_limit", limit,
+            "notifications/s (raw P-256 verifies \(Int(raw.rate)) per s on \(raw.cores) cores / \(SignatureLimit.signaturesPerNotification) signatures each; the receiver at \(String(format: "%.2f", rate / limit)) of it, target 0.7; senders share the cores)")
         Self.figure("receiver_verified_stored_p50", Self.percentile(verifiedLatencies, 0.5), "ms")
         Self.figure("receiver_verified_stored_p99", Self.percentile(verifiedLatencies, 0.99), "ms")
         Self.figure("receiver_verified_stored_not_200", Double(verifiedFailures), "requests")
