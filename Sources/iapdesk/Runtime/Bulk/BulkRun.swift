@@ -34,6 +34,10 @@ struct BulkRun {
             } catch let failure as BulkInput.Failure {
                 throw CLIError(failure.description, status: .usage)
             }
+            guard !input.items.isEmpty else {
+                let skipped = input.skipped > 0 ? " (\(input.skipped) line\(input.skipped == 1 ? "" : "s") skipped: blank, # comments or a header)" : ""
+                throw CLIError("\(from == "-" ? "Standard input" : from) holds no IDs\(skipped).", hint: "One ID per line, or a CSV file with --column NAME.", status: .usage)
+            }
             let opened: (output: BulkOutput, done: Set<Int>)
             do {
                 opened = try BulkOutput.open(
