@@ -10,6 +10,8 @@ public struct Endpoint<Response: Sendable>: Sendable {
     public let path: String
     public let query: [(name: String, value: String)]
     public let body: Data?
+    /// The body's media type: JSON unless said otherwise (Upload Image sends a PNG).
+    public let contentType: String
     /// Safe to send twice: reads, and writes carrying a request identifier.
     public let isIdempotent: Bool
     /// Apple serves it in Production only.
@@ -18,7 +20,7 @@ public struct Endpoint<Response: Sendable>: Sendable {
 
     init(
         name: String, method: String, path: String, query: [(name: String, value: String)] = [],
-        body: Data? = nil, isIdempotent: Bool, isProductionOnly: Bool = false,
+        body: Data? = nil, contentType: String = "application/json", isIdempotent: Bool, isProductionOnly: Bool = false,
         decode: @escaping @Sendable (Data) throws(JSONDecodeFailure) -> Response
     ) {
         self.name = name
@@ -26,6 +28,7 @@ public struct Endpoint<Response: Sendable>: Sendable {
         self.path = path
         self.query = query
         self.body = body
+        self.contentType = contentType
         self.isIdempotent = isIdempotent
         self.isProductionOnly = isProductionOnly
         self.decode = decode
@@ -71,8 +74,13 @@ extension Endpoint {
 }
 
 extension Endpoint where Response == NoContent {
-    static func empty(_ name: String, _ method: String, _ path: String, body: Data? = nil, idempotent: Bool) -> Endpoint {
-        Endpoint(name: name, method: method, path: path, body: body, isIdempotent: idempotent) { _ in NoContent() }
+    static func empty(
+        _ name: String, _ method: String, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil,
+        contentType: String = "application/json", idempotent: Bool
+    ) -> Endpoint {
+        Endpoint(name: name, method: method, path: path, query: query, body: body, contentType: contentType, isIdempotent: idempotent) { _ in
+            NoContent()
+        }
     }
 }
 
