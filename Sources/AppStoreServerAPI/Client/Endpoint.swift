@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One App Store Server API call described as data: the client turns it into a request,
@@ -45,6 +46,15 @@ public struct Endpoint<Response: Sendable>: Sendable {
                 .joined(separator: "&")
         }
         return components.url!
+    }
+
+    /// The body as a person reads it and the audit ledger keeps it: JSON as it is sent, a binary body
+    /// (an image) as its type, size and SHA-256, never its bytes.
+    public var describedBody: String? {
+        guard let body else { return nil }
+        guard contentType != "application/json" else { return String(decoding: body, as: UTF8.self) }
+        let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+        return "(\(contentType), \(body.count) bytes, SHA-256 \(digest))"
     }
 
     static func encodeQueryPart(_ text: String) -> String {

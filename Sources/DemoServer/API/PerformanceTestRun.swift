@@ -89,6 +89,14 @@ struct PerformanceTestRun: Sendable {
         return Outcome(milliseconds: milliseconds, failure: failure ?? (late ? .timedOut : nil))
     }
 
+    /// `https://localhost/demo/realtime` (no port) names the demo's own Get Retention Message
+    /// endpoint, answered in the process that runs the test.
+    static func isOwnEndpoint(_ target: String) -> Bool {
+        guard let components = URLComponents(string: target) else { return false }
+        return ["127.0.0.1", "localhost"].contains(components.host?.lowercased() ?? "") && components.port == nil
+            && components.path == "/demo/realtime"
+    }
+
     /// The URL the demo calls for `target`: loopback https goes over http.
     static func callURL(_ target: String) -> URL? {
         guard var components = URLComponents(string: target) else { return nil }
@@ -117,5 +125,15 @@ struct PerformanceTestRun: Sendable {
         result.failures = failures
         result.result = result.successRate ?? 0 >= config.successRateThreshold ?? 100 ? .pass : .fail
         return result
+    }
+}
+
+/// The demo's own realtime endpoint as a transport: each request is answered as `/demo/realtime` answers it.
+struct OwnRealtimeEndpoint: HTTPTransport {
+    let routes: RetentionRoutes
+
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let answer = routes.ownRealtimeAnswer(.sandbox)
+        return HTTPResponse(status: answer.status, headers: ["Content-Type": "application/json"], body: answer.body)
     }
 }

@@ -210,7 +210,9 @@ struct RetentionRoutes: Sendable {
         }
         let run = PerformanceTestRun(
             store: store, requestId: requestId, target: started.target, config: config, originalTransactionId: id,
-            productId: started.productId, transport: settings.realtimeTransport ?? AsyncHTTPClientTransport())
+            productId: started.productId,
+            transport: PerformanceTestRun.isOwnEndpoint(started.target)
+                ? OwnRealtimeEndpoint(routes: self) : settings.realtimeTransport ?? AsyncHTTPClientTransport())
         store.track { await run.run() }
         return .json(PerformanceTestResponse(config: config, requestId: requestId))
     }
