@@ -167,6 +167,10 @@ import Testing
         #expect(verified.payload?.originalTransactionId == customer.originalTransactionId)
         #expect(verified.payload?.environment == .sandbox)
         #expect(verified.payload?.userLocale == "en-US")
+        // Pasted as Apple posts it, the Inspector and `decode` call it a real-time request.
+        let report = await (try server.makeVerifier(environment: .sandbox)).inspect(String(decoding: firstBody, as: UTF8.self))
+        #expect(report.parts.map(\.kind) == ["real-time request"])
+        #expect(report.parts.first?.status.isVerified == true)
 
         #expect(await code { _ = try await sandbox.getPerformanceTestResults(requestId: "nope") } == 4_000_212)
         #expect(await code { _ = try await sandbox.getPerformanceTestResults(requestId: UUID().lowercased) } == 4_040_018)
