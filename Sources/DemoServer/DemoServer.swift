@@ -33,6 +33,8 @@ public final class DemoServer: Sendable {
         /// next start. `anchor` is then ignored. Nil: a fresh dataset every run.
         public var stateFolder: String?
         public var logger = Logger(label: "iapdesk.demo")
+        /// Retention Messaging: review delay, quotas, the performance test's load and transport.
+        public var retention = DemoRetentionSettings()
 
         public init() {}
     }
@@ -166,7 +168,8 @@ public final class DemoServer: Sendable {
         let faults = FaultInjector(configuration.faults)
         let api = DemoAPI(
             store: store, authenticator: authenticator, faults: faults,
-            webhookTimeout: configuration.webhookTimeout, logger: configuration.logger, seeds: seeds)
+            webhookTimeout: configuration.webhookTimeout, logger: configuration.logger, seeds: seeds,
+            retention: configuration.retention)
 
         var logger = configuration.logger
         logger.logLevel = .warning
@@ -305,7 +308,9 @@ public final class DemoServer: Sendable {
         }
         var headers: [String: String] = [:]
         for field in request.headers { headers[field.name.canonicalName] = field.value }
-        let buffer = try await request.body.collect(upTo: 1 << 20)
+        // Image uploads carry a PNG; every other body is a small JSON document.
+        let limit = request.method == .put && segments.contains("image") ? RetentionImageCheck.largestFile : 1 << 20
+        let buffer = try await request.body.collect(upTo: limit)
         let body = Data(buffer.readableBytesView)
         let demo = DemoRequest(method: request.method.rawValue, segments: segments, query: query, headers: headers, body: body)
         api.activity.report(.received(method: demo.method, path: path))

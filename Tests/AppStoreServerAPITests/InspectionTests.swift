@@ -98,4 +98,25 @@ import Testing
         #expect(!SignedDataLocator.looksLikeJWS("com.example.app"))
         #expect(!SignedDataLocator.looksLikeJWS("eyJ a.b.c"))
     }
+
+    /// What Apple POSTs to a Retention Messaging realtime URL is a real-time request, not renewal info.
+    @Test func aRealtimeRequestBodyIsRecognisedAndVerified() async throws {
+        let payload = #"{"originalTransactionId":"99371282","appAppleId":531412,"productId":"com.example.product","userLocale":"en-US","requestIdentifier":"3db5c98d-8acf-4e29-831e-8e1f82f9f6e9","environment":"Sandbox","signedDate":1750000000000}"#
+        let signed = chain.sign(payload)
+        let report = await verifier.inspect(#"{"signedPayload":"\#(signed)"}"#)
+        #expect(summary(report) == ["$.signedPayload real-time request verified"])
+        guard case .realtimeRequest(let verified) = await verifier.verifyAny(signed) else {
+            Issue.record("a real-time request must be recognised as one")
+            return
+        }
+        #expect(verified.payload?.userLocale == "en-US")
+        #expect(verified.payload?.requestIdentifier == "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9")
+        #expect(verified.payload?.appAppleId == 531_412)
+        // Apple's own sample, signed as it is (LocalTesting), is recognised from its fields alone.
+        let fixture = String(decoding: Fixture.model("decodedRealtimeRequest"), as: UTF8.self)
+        #expect(await verifier.verifyAny(chain.sign(fixture)).kindName == "real-time request")
+        // A tampered one fails as any signed data does.
+        let tampered = String(signed.dropLast(4)) + "AAAA"
+        #expect(await verifier.verifyRealtimeRequest(tampered).status.isVerified == false)
+    }
 }

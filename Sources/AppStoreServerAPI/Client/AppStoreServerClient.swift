@@ -203,7 +203,7 @@ public struct AppStoreServerClient: Sendable {
             ("Accept", "application/json"),
             ("User-Agent", Self.userAgent),
         ]
-        if endpoint.body != nil { headers.append(("Content-Type", "application/json")) }
+        if endpoint.body != nil { headers.append(("Content-Type", endpoint.contentType)) }
         let request = HTTPRequest(
             method: endpoint.method, url: endpoint.url(baseURL: environment.baseURL), headers: headers,
             body: endpoint.body, timeout: limit)

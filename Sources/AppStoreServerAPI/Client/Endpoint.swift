@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// One App Store Server API call described as data: the client turns it into a request,
@@ -10,6 +11,8 @@ public struct Endpoint<Response: Sendable>: Sendable {
     public let path: String
     public let query: [(name: String, value: String)]
     public let body: Data?
+    /// The body's media type: JSON unless said otherwise (Upload Image sends a PNG).
+    public let contentType: String
     /// Safe to send twice: reads, and writes carrying a request identifier.
     public let isIdempotent: Bool
     /// Apple serves it in Production only.
@@ -18,7 +21,7 @@ public struct Endpoint<Response: Sendable>: Sendable {
 
     init(
         name: String, method: String, path: String, query: [(name: String, value: String)] = [],
-        body: Data? = nil, isIdempotent: Bool, isProductionOnly: Bool = false,
+        body: Data? = nil, contentType: String = "application/json", isIdempotent: Bool, isProductionOnly: Bool = false,
         decode: @escaping @Sendable (Data) throws(JSONDecodeFailure) -> Response
     ) {
         self.name = name
@@ -26,6 +29,7 @@ public struct Endpoint<Response: Sendable>: Sendable {
         self.path = path
         self.query = query
         self.body = body
+        self.contentType = contentType
         self.isIdempotent = isIdempotent
         self.isProductionOnly = isProductionOnly
         self.decode = decode
@@ -42,6 +46,15 @@ public struct Endpoint<Response: Sendable>: Sendable {
                 .joined(separator: "&")
         }
         return components.url!
+    }
+
+    /// The body as a person reads it and the audit ledger keeps it: JSON as it is sent, a binary body
+    /// (an image) as its type, size and SHA-256, never its bytes.
+    public var describedBody: String? {
+        guard let body else { return nil }
+        guard contentType != "application/json" else { return String(decoding: body, as: UTF8.self) }
+        let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+        return "(\(contentType), \(body.count) bytes, SHA-256 \(digest))"
     }
 
     static func encodeQueryPart(_ text: String) -> String {
@@ -71,8 +84,13 @@ extension Endpoint {
 }
 
 extension Endpoint where Response == NoContent {
-    static func empty(_ name: String, _ method: String, _ path: String, body: Data? = nil, idempotent: Bool) -> Endpoint {
-        Endpoint(name: name, method: method, path: path, body: body, isIdempotent: idempotent) { _ in NoContent() }
+    static func empty(
+        _ name: String, _ method: String, _ path: String, query: [(name: String, value: String)] = [], body: Data? = nil,
+        contentType: String = "application/json", idempotent: Bool
+    ) -> Endpoint {
+        Endpoint(name: name, method: method, path: path, query: query, body: body, contentType: contentType, isIdempotent: idempotent) { _ in
+            NoContent()
+        }
     }
 }
 

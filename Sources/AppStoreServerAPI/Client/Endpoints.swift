@@ -105,7 +105,7 @@ public enum Endpoints {
         revision.map { [(name: "revision", value: $0)] } ?? []
     }
 
-    private static func encode(_ value: some Encodable) -> Data {
+    static func encode(_ value: some Encodable) -> Data {
         // Request models hold only strings, numbers, booleans and dates: encoding cannot fail.
         try! AppStoreJSON.encoder().encode(value)
     }

@@ -45,6 +45,21 @@ public final class RequestRateLimiter: Sendable {
         "Extend Subscription Renewal Dates for All Active Subscribers": 1,
         "Request a Test Notification": 1,
         "Get Test Notification Status": 1,
+        // Retention Messaging: 10 for Configure Default Message, 1 for every other endpoint.
+        "Configure Default Message": 10,
+        "Upload Image": 1,
+        "Delete Image": 1,
+        "Get Image List": 1,
+        "Upload Message": 1,
+        "Delete Message": 1,
+        "Get Message List": 1,
+        "Get Default Message": 1,
+        "Delete Default Message": 1,
+        "Configure Realtime URL": 1,
+        "Get Realtime URL": 1,
+        "Delete Realtime URL": 1,
+        "Initiate Performance Test": 1,
+        "Get Performance Test Results": 1,
     ]
 
     public init(

@@ -280,3 +280,15 @@ extension JWSHeader: FastJSONDecodable {
         "typ": .init { $0.read(&$1.typ) },
     ])
 }
+
+extension RealtimeRequestPayload: FastJSONDecodable {
+    static let jsonFields = JSONObjectFields<RealtimeRequestPayload>([
+        "originalTransactionId": .init { $0.read(&$1.originalTransactionId) },
+        "appAppleId": .init { $0.read(&$1.appAppleId) },
+        "productId": .init { $0.read(&$1.productId) },
+        "userLocale": .init { $0.read(&$1.userLocale) },
+        "requestIdentifier": .init { $0.read(&$1.requestIdentifier) },
+        "signedDate": .init { $0.read(&$1.signedDate) },
+        "environment": .init { $0.read(&$1.environment) },
+    ])
+}

@@ -6,6 +6,8 @@ public enum DecodedSignedData: Sendable {
     case transaction(VerifiedPayload<TransactionPayload>)
     case renewalInfo(VerifiedPayload<RenewalInfoPayload>)
     case appTransaction(VerifiedPayload<AppTransactionPayload>)
+    /// What Apple POSTs to a Retention Messaging realtime URL.
+    case realtimeRequest(VerifiedPayload<RealtimeRequestPayload>)
     /// Not a JWS, or a payload of no App Store kind.
     case unrecognised(String)
 
@@ -15,6 +17,7 @@ public enum DecodedSignedData: Sendable {
         case .transaction: return "transaction"
         case .renewalInfo: return "renewal info"
         case .appTransaction: return "app transaction"
+        case .realtimeRequest: return "real-time request"
         case .unrecognised: return "unrecognised"
         }
     }
@@ -59,6 +62,7 @@ extension DecodedSignedData {
         case .transaction(let t): return [VerifiedPart(path: "", kind: kindName, t)]
         case .renewalInfo(let r): return [VerifiedPart(path: "", kind: kindName, r)]
         case .appTransaction(let a): return [VerifiedPart(path: "", kind: kindName, a)]
+        case .realtimeRequest(let r): return [VerifiedPart(path: "", kind: kindName, r)]
         case .unrecognised: return []
         }
     }
@@ -75,7 +79,8 @@ extension DecodedNotification {
 }
 
 extension SignedDataVerifier {
-    /// Works out what a pasted JWS holds (notification, transaction, renewal info or app transaction)
+    /// Works out what a pasted JWS holds (notification, transaction, renewal info, app transaction or
+    /// a Retention Messaging real-time request)
     /// and verifies it as such.
     public func verifyAny(_ text: String) async -> DecodedSignedData {
         let jws: CompactJWS
@@ -92,6 +97,10 @@ extension SignedDataVerifier {
         if tree["notificationType"] != nil || tree["notificationUUID"] != nil {
             return .notification(await verifyNotification(jws.text))
         }
+        // A real-time request carries a user locale and a request identifier, which no transaction or renewal info does.
+        if tree["userLocale"] != nil || (tree["requestIdentifier"] != nil && tree["originalTransactionId"] != nil && tree["transactionId"] == nil) {
+            return .realtimeRequest(await verifyRealtimeRequest(jws.text))
+        }
         if tree["receiptType"] != nil || (tree["appTransactionId"] != nil && tree["transactionId"] == nil
             && tree["autoRenewStatus"] == nil && tree["originalTransactionId"] == nil) {
             return .appTransaction(await verifyAppTransaction(jws.text))
@@ -103,6 +112,7 @@ extension SignedDataVerifier {
             || tree["originalTransactionId"] != nil || tree["signedDate"] != nil {
             return .renewalInfo(await verifyRenewalInfo(jws.text))
         }
-        return .unrecognised("The payload has none of the fields of an App Store notification, transaction, renewal info or app transaction.")
+        return .unrecognised(
+            "The payload has none of the fields of an App Store notification, transaction, renewal info, app transaction or real-time request.")
     }
 }

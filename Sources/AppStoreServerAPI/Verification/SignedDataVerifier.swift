@@ -86,6 +86,15 @@ public struct SignedDataVerifier: Sendable {
         }
     }
 
+    /// A real-time request Apple sends to the realtime URL (Retention Messaging's Get Retention
+    /// Message): it names the app by its Apple ID, not its bundle ID.
+    public func verifyRealtimeRequest(_ jws: String) async -> VerifiedPayload<RealtimeRequestPayload> {
+        await verify(jws, as: RealtimeRequestPayload.self, signedAt: \.signedDate) { payload in
+            ContentIdentity(
+                kind: "a real-time request", bundleId: .notCarried, appAppleId: .carried(payload.appAppleId), environment: payload.environment)
+        }
+    }
+
     /// Verifies a notification and, separately, every signed payload nested in it.
     public func verifyNotification(_ jws: String) async -> DecodedNotification {
         await verifyNotification(jws, cheapestFirst: false)

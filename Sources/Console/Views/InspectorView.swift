@@ -18,7 +18,7 @@ enum InspectorView {
             PaneViews.detail(state, theme, body, &buffer)
             return
         }
-        _ = PaneViews.placeholder(state.inspected, empty: "Paste an App Store JWS (notification, transaction, renewal info, app transaction), a webhook body {\"signedPayload\": ...} or an API response (subscription statuses, history...). Every signed string in it is verified and listed with its JSON path; each verdict names the checks made: chain and signature, bundle ID, app Apple ID, environment. A legacy app receipt (base64, \"MI...\") is read, not verified: its purchases are listed, and l looks one up.",
+        _ = PaneViews.placeholder(state.inspected, empty: "Paste an App Store JWS (notification, transaction, renewal info, app transaction, Retention Messaging real-time request), a webhook body {\"signedPayload\": ...} or an API response (subscription statuses, history...). Every signed string in it is verified and listed with its JSON path; each verdict names the checks made: chain and signature, bundle ID, app Apple ID, environment. A legacy app receipt (base64, \"MI...\") is read, not verified: its purchases are listed, and l looks one up.",
                                   isEmpty: { _ in false }, state, theme, body, &buffer)
     }
 }

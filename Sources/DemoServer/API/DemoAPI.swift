@@ -13,9 +13,11 @@ struct DemoAPI: Sendable {
     private let transactions: TransactionRoutes
     private let subscriptions: SubscriptionRoutes
     private let notifications: NotificationRoutes
+    private let retention: RetentionRoutes
 
     init(store: DemoStore, authenticator: RequestAuthenticator, faults: FaultInjector, webhookTimeout: TimeInterval,
-         logger: Logger, seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs) {
+         logger: Logger, seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs,
+         retention: DemoRetentionSettings = DemoRetentionSettings()) {
         self.store = store
         self.authenticator = authenticator
         self.faults = faults
@@ -25,6 +27,7 @@ struct DemoAPI: Sendable {
         self.notifications = notifications
         self.transactions = TransactionRoutes(store: store, decisions: RefundDecisionRoutes(store: store, notifications: notifications))
         self.subscriptions = SubscriptionRoutes(store: store, notifications: notifications)
+        self.retention = RetentionRoutes(store: store, settings: retention)
     }
 
     /// Work an earlier run left under way (a mass extension it did not see complete, a refund
@@ -50,6 +53,9 @@ struct DemoAPI: Sendable {
             // server, and keeps it where it was told to (200 only once kept).
             guard let keep = store.ownReceiver.withLock({ $0 }) else { return DemoResponse(status: 200) }
             return DemoResponse(status: await keep(request.body) ? 200 : 503)
+        }
+        if request.method == "POST", request.segments == ["demo", "realtime"] {
+            return retention.ownRealtimeAnswer(environment)
         }
         guard let route = Route(request) else {
             return DemoResponse(status: 404)
@@ -98,6 +104,7 @@ struct DemoAPI: Sendable {
         case .appAccountToken(let id): return try transactions.setAppAccountToken(id, request, environment)
         case .appTransaction(let id): return try transactions.appTransactionInfo(id, environment)
         case .finish(let id): return try transactions.finish(id, environment)
+        case .retention(let call): return try retention.dispatch(call, request, environment)
         }
     }
 }
@@ -108,6 +115,7 @@ enum Route {
     case extend(String), massExtend, massExtendStatus(String, String), notificationHistory, testNotification
     case testNotificationStatus(String), consumption(String, v1: Bool), appAccountToken(String), appTransaction(String)
     case finish(String)
+    case retention(RetentionCall)
 
     init?(_ request: DemoRequest) {
         let method = request.method
@@ -143,6 +151,7 @@ enum Route {
         else if let c = match("PUT", "inApps/v1/transactions/consumption/*") { self = .consumption(c[0], v1: true) }
         else if let c = match("PUT", "inApps/v1/transactions/*/appAccountToken") { self = .appAccountToken(c[0]) }
         else if let c = match("POST", "inApps/v1/transactions/*/finish") { self = .finish(c[0]) }
+        else if let call = RetentionCall(method: method, path: path) { self = .retention(call) }
         else { return nil }
     }
 
@@ -150,6 +159,7 @@ enum Route {
     var isWrite: Bool {
         switch self {
         case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish: return true
+        case .retention(let call): return call.isWrite
         default: return false
         }
     }
@@ -165,6 +175,7 @@ enum Route {
         case .massExtendStatus: return "massExtendStatus"
         case .testNotification: return "testNotification"
         case .testNotificationStatus: return "testNotificationStatus"
+        case .retention(let call): return call.limitName
         default: return "read"
         }
     }

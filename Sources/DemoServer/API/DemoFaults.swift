@@ -55,6 +55,7 @@ final class FaultInjector: Sendable {
     static let limits: [String: Int] = [
         "lookup": 10, "refunds": 10, "extend": 20, "appAccountToken": 20, "massExtend": 1, "massExtendStatus": 50,
         "testNotification": 1, "testNotificationStatus": 1,
+        "retention": 1, "retentionDefaultConfigure": 10,
     ]
 
     /// Numbers an arriving request (1, 2, ...).

@@ -89,6 +89,8 @@ struct DemoEnvironmentData: Sendable {
     var refundDecisions: [String: Date] = [:]
     /// Refund requests the data shows answered already.
     var seededAnswers: [DemoSeededAnswer] = []
+    /// Images, messages, default messages, the realtime URL and performance tests.
+    var retention = DemoRetention()
 
     init(environment: AppStoreEnvironment) {
         self.environment = environment

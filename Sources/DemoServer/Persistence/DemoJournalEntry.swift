@@ -16,6 +16,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case finishTransaction = "finish-transaction"
         case consumption
         case refundDecision = "refund-decision"
+        case retention
     }
 
     var kind: Kind
@@ -35,6 +36,8 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
     var body: String?
     /// Apple's decision on a refund request (`id` is the transaction).
     var refundOutcome: DemoRefundOutcome?
+    /// A Retention Messaging write.
+    var retention: DemoRetentionChange?
 
     init(_ kind: Kind, _ environment: AppStoreEnvironment, at: Date, id: String? = nil) {
         self.kind = kind
@@ -67,6 +70,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case .finishTransaction: return "finished transaction"
         case .consumption: return "consumption information"
         case .refundDecision: return "refund decision"
+        case .retention: return "retention messaging change"
         }
     }
 }

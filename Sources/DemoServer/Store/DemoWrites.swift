@@ -124,6 +124,8 @@ extension DemoEnvironmentData {
             if let id = entry.id, let outcome = DemoRefundOutcome(body: entry.body) { _ = acceptConsumption(id, outcome, at: entry.at) }
         case .refundDecision:
             if let id = entry.id { _ = decideRefund(id, at: entry.at) }
+        case .retention:
+            if let change = entry.retention { retention.apply(change, at: entry.at) }
         }
     }
 }

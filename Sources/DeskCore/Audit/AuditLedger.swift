@@ -309,6 +309,8 @@ public enum WriteKind: String, Sendable, CaseIterable {
     case consumption
     case appAccountToken = "app-account-token"
     case finishTransaction = "finish-transaction"
+    /// Retention Messaging: images, messages, default messages, the realtime URL, performance tests.
+    case retention
     case other
 
     init(method: String, path: String) {
@@ -317,6 +319,7 @@ public enum WriteKind: String, Sendable, CaseIterable {
         else if path.contains("/transactions/consumption/") { self = .consumption }
         else if path.hasSuffix("/appAccountToken") { self = .appAccountToken }
         else if path.hasPrefix("/inApps/v1/transactions/") && path.hasSuffix("/finish") { self = .finishTransaction }
+        else if path.hasPrefix("/inApps/v1/messaging/") { self = .retention }
         else { self = .other }
     }
 }

@@ -151,7 +151,7 @@ public enum LedgeredWriter {
     ) async -> WriteResult<Response> {
         let entry = AuditLedger.Entry(
             time: now(), event: resend ? .resend : .intent, requestIdentifier: requestIdentifier, write: write.rawValue,
-            method: endpoint.method, path: endpoint.path, body: endpoint.body.map { String(decoding: $0, as: UTF8.self) },
+            method: endpoint.method, path: endpoint.path, body: endpoint.describedBody,
             account: context.account(for: client), subject: subject, source: context.source, agent: context.agent)
         do {
             try await context.ledger.append(entry)

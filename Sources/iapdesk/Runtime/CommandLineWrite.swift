@@ -16,15 +16,18 @@ struct CommandLineWrite<Response: Sendable> {
     let identifierIsSent: Bool
     /// For a renewal extension: the subscription and the days, read and counted before confirming.
     var extending: (originalTransactionId: String, days: Int, again: Bool)? = nil
+    /// Sends through this client instead of the session's (a performance test goes to Sandbox).
+    var client: AppStoreServerClient? = nil
 
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
         try session.requireWritable()
         let context = try await session.writeContext(source: .commandLine)
-        let account = context.account(for: session.client)
+        let client = self.client ?? session.client
+        let account = context.account(for: client)
         let (identifier, resend) = try await chooseIdentifier(context: context, account: account)
         let endpoint = endpoint(identifier)
-        let body = endpoint.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let body = endpoint.describedBody ?? ""
         var sendGuard: SendGuard?
         if let extending {
             // A re-send carries an identifier Apple applies at most once: it is not counted again.
@@ -40,7 +43,7 @@ struct CommandLineWrite<Response: Sendable> {
         let result = await Deadline.$current.withValue(Deadline(seconds: session.timeout)) {
             await LedgeredWriter.send(
                 endpoint, requestIdentifier: identifier, write: kind, subject: subject, resend: resend,
-                client: session.client, context: context, guardedBy: sendGuard)
+                client: client, context: context, guardedBy: sendGuard)
         }
         switch result {
         case .applied(let response):
@@ -132,7 +135,7 @@ struct CommandLineWrite<Response: Sendable> {
             return (givenIdentifier, open.contains { $0.requestIdentifier == givenIdentifier })
         }
         guard let earlier = open.last else { return (UUID().uuidString.lowercased(), false) }
-        let sameRequest = endpoint(earlier.requestIdentifier).body.map { String(decoding: $0, as: UTF8.self) } == earlier.intent.body
+        let sameRequest = endpoint(earlier.requestIdentifier).describedBody == earlier.intent.body
         guard sameRequest else {
             throw CLIError(
                 "Not sent: an earlier \(kind.rawValue) for \(subject) with other values (request \(earlier.requestIdentifier), \(DisplayFormat.date(earlier.intent.time))) has no known outcome.",

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Apple's documented rules for an uploaded message, each with the error Apple answers when it is
+/// broken: checked before sending, and by the demo on receipt. Lengths are counted in characters
+/// as a person sees them.
+public struct RetentionRuleViolation: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: APIErrorCode
+    public let description: String
+
+    public init(_ code: APIErrorCode, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+}
+
+extension UploadMessageRequestBody {
+    /// Every rule the message breaks, in the order its fields are written; empty when none.
+    public var violations: [RetentionRuleViolation] {
+        typealias L = RetentionLimits
+        var found: [RetentionRuleViolation] = []
+        if header.isEmpty { found.append(.init(.generalBadRequest, "The header is empty; every message needs one.")) }
+        if header.count > L.headerLength {
+            found.append(.init(.headerTooLong, "The header is \(header.count) characters; Apple allows \(L.headerLength)."))
+        }
+        if body.isEmpty { found.append(.init(.generalBadRequest, "The body is empty; every message needs one.")) }
+        if body.count > L.bodyLength {
+            found.append(.init(.bodyTooLong, "The body is \(body.count) characters; Apple allows \(L.bodyLength)."))
+        }
+        if let image, image.altText.count > L.altTextLength {
+            found.append(.init(.altTextTooLong, "The image's alt text is \(image.altText.count) characters; Apple allows \(L.altTextLength)."))
+        }
+        let bullets = bulletPoints ?? []
+        if bullets.count > L.bulletPoints {
+            found.append(.init(.badRequestTooManyBulletPoints, "The message has \(bullets.count) bullet points; Apple allows \(L.bulletPoints)."))
+        }
+        for (index, bullet) in bullets.enumerated() {
+            if bullet.text.count > L.bulletPointTextLength {
+                found.append(.init(.badRequestBulletPointTextTooLong,
+                    "Bullet point \(index + 1) is \(bullet.text.count) characters; Apple allows \(L.bulletPointTextLength)."))
+            }
+            if bullet.altText.count > L.altTextLength {
+                found.append(.init(.altTextTooLong,
+                    "The alt text of bullet point \(index + 1) is \(bullet.altText.count) characters; Apple allows \(L.altTextLength)."))
+            }
+        }
+        if headerPosition == .aboveImage && image == nil {
+            found.append(.init(.badRequestAboveImageRequiresAnImage, "The header is placed above the image, but the message has no image."))
+        }
+        return found
+    }
+}
+
+extension RealtimeUrlRequest {
+    /// Why Apple would refuse the URL (BadRequestRealtimeUrlError), or nil.
+    public var violation: RetentionRuleViolation? {
+        let text = realtimeURL
+        if text.count > RetentionLimits.realtimeURLLength {
+            return .init(.badRequestRealtimeUrl, "The URL is \(text.count) characters; Apple allows \(RetentionLimits.realtimeURLLength).")
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
+            return .init(.badRequestRealtimeUrl, "\"\(text)\" is not an absolute URL; give one such as https://example.com/retention.")
+        }
+        guard scheme == "https" else {
+            return .init(.badRequestRealtimeUrl, "The URL uses \(scheme)://; Apple calls the realtime URL over https:// only.")
+        }
+        return nil
+    }
+}
+
+/// A locale as Apple takes it in a default message's path: a language and a region, such as en-US.
+public enum RetentionLocale {
+    /// True for `ll-RR` or `lll-RR` (letters, with a script subtag allowed: zh-Hans-CN).
+    public static func isValid(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard (2...3).contains(parts.count) else { return false }
+        func letters(_ part: String, _ counts: ClosedRange<Int>) -> Bool {
+            counts.contains(part.count) && part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) }
+        }
+        guard letters(parts[0], 2...3), letters(parts.last!, 2...2) else { return false }
+        return parts.count == 2 || letters(parts[1], 4...4)
+    }
+}

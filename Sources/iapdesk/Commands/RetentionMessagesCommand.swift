@@ -1,0 +1,125 @@
+import AppStoreServerAPI
+import ArgumentParser
+import DeskCore
+import Foundation
+
+struct RetentionMessagesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "messages", abstract: "List, upload and delete retention messages.",
+        subcommands: [RetentionMessagesListCommand.self, RetentionMessageUploadCommand.self, RetentionMessageDeleteCommand.self],
+        defaultSubcommand: RetentionMessagesListCommand.self)
+}
+
+struct RetentionMessagesListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "Every uploaded message with its review state.")
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await withSession(global) { session, printer in
+            let messages = try await session.client.getMessageList().messageIdentifiers ?? []
+            printer.emit(RetentionMessageListOutput(environment: session.environment.rawValue, messages: messages.map(RetentionMessageRecord.init)))
+            guard !messages.isEmpty else { return printer.text("No messages in \(session.environmentLabel).") }
+            var table = TextTable("MESSAGE", "STATE")
+            for message in messages { table.add(message.messageIdentifier ?? "-", message.messageState?.label ?? "-") }
+            printer.text(table.render())
+        }
+    }
+}
+
+struct RetentionMessageUploadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "upload", abstract: "Upload a message: a header, a body, and optionally an image and bullet points.",
+        discussion: """
+            Checked first against Apple's rules, each broken rule said: header up to 66 characters, body up to 144, alt \
+            text up to 150, at most 5 bullet points of up to 66 characters each, and a header above the image only with \
+            an image. Each --bullet takes a --bullet-image and a --bullet-alt-text, in the same order. Apple never \
+            replaces a message: a new identifier each time (a new UUID unless --id gives one). It is PENDING until Apple \
+            approves it.
+            """)
+
+    @Option(name: .long, help: "The message's identifier, a UUID (default: a new one).") var id: String?
+    @Option(name: .long, help: "The header (up to 66 characters).") var header: String
+    @Option(name: .long, help: "The body (up to 144 characters).") var body: String
+    @Option(name: .long, help: "A full-size image to show, by its identifier.") var image: String?
+    @Option(name: .long, help: "The image's alt text (up to 150 characters); required with --image.") var altText: String?
+    @Option(name: .long, help: "above-body (the default) or above-image.") var headerPosition: String?
+    @Option(name: .long, help: "A bullet point's text (repeatable, up to 5).") var bullet: [String] = []
+    @Option(name: .long, help: "The bullet point image of each --bullet, by identifier.") var bulletImage: [String] = []
+    @Option(name: .long, help: "The alt text of each --bullet's image.") var bulletAltText: [String] = []
+    @OptionGroup var write: WriteOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        _ = try RetentionIdentifier.parse(id, "--id")
+        _ = try request()
+    }
+
+    /// The request body, from the options; refused with every rule it breaks.
+    func request() throws -> UploadMessageRequestBody {
+        var position: HeaderPosition?
+        switch headerPosition?.lowercased().replacingOccurrences(of: "_", with: "-") {
+        case nil: position = nil
+        case "above-body": position = .aboveBody
+        case "above-image": position = .aboveImage
+        default: throw ValidationError("--header-position must be above-body or above-image, not \(headerPosition ?? "").")
+        }
+        var messageImage: UploadMessageImage?
+        switch (image, altText) {
+        case (nil, nil): break
+        case (let image?, let alt?): messageImage = UploadMessageImage(imageIdentifier: try RetentionIdentifier.parse(image, "--image"), altText: alt)
+        case (_?, nil): throw ValidationError("--image needs --alt-text: Apple requires a description of every image.")
+        case (nil, _?): throw ValidationError("--alt-text describes an image: give the image with --image.")
+        }
+        guard bulletImage.count == bullet.count, bulletAltText.count == bullet.count else {
+            throw ValidationError("Each --bullet needs one --bullet-image and one --bullet-alt-text (given: \(DisplayFormat.count(bullet.count, "bullet")), \(DisplayFormat.count(bulletImage.count, "image")), \(DisplayFormat.count(bulletAltText.count, "alt text"))).")
+        }
+        let bullets = try bullet.indices.map { index in
+            BulletPoint(text: bullet[index], imageIdentifier: try RetentionIdentifier.parse(bulletImage[index], "--bullet-image"), altText: bulletAltText[index])
+        }
+        let message = UploadMessageRequestBody(
+            header: header, body: body, image: messageImage, headerPosition: position, bulletPoints: bullets.isEmpty ? nil : bullets)
+        let violations = message.violations
+        guard violations.isEmpty else {
+            throw ValidationError("The message breaks Apple's rules:\n" + violations.map { "  - \($0)" }.joined(separator: "\n"))
+        }
+        return message
+    }
+
+    func run() async throws {
+        try await runReporting {
+            let identifier = try RetentionIdentifier.parse(id, "--id")
+            let message = try request()
+            try await withSession(global) { session, printer in
+                _ = try await RetentionWrite.send(
+                    Endpoints.uploadMessage(messageIdentifier: identifier, request: message),
+                    subject: "retention message \(identifier.lowercased)", session: session, yes: write.yes)
+                printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "upload-message", messageIdentifier: identifier.lowercased))
+                printer.text("Uploaded message \(identifier.lowercased) to \(session.environmentLabel); it is in review until Apple approves it (retention messages list).")
+            }
+        }
+    }
+}
+
+struct RetentionMessageDeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a message.")
+
+    @Argument(help: "The message's identifier.") var messageId: String
+    @OptionGroup var write: WriteOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws { _ = try RetentionIdentifier.parse(messageId, "MESSAGE_ID") }
+
+    func run() async throws {
+        try await runReporting {
+            let identifier = try RetentionIdentifier.parse(messageId, "MESSAGE_ID")
+            try await withSession(global) { session, printer in
+                _ = try await RetentionWrite.send(
+                    Endpoints.deleteMessage(messageIdentifier: identifier), subject: "retention message \(identifier.lowercased)",
+                    session: session, yes: write.yes)
+                printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "delete-message", messageIdentifier: identifier.lowercased))
+                printer.text("Deleted message \(identifier.lowercased) in \(session.environmentLabel).")
+            }
+        }
+    }
+}

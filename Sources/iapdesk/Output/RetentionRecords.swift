@@ -1,0 +1,79 @@
+import AppStoreServerAPI
+import Foundation
+
+// `iapdesk retention … --json`: Apple's answers as typed records, states as Apple's raw values.
+
+struct RetentionImageRecord: Encodable {
+    var imageIdentifier: String?
+    var imageSize: String?
+    var imageState: String?
+
+    init(_ item: GetImageListResponseItem) {
+        (imageIdentifier, imageSize, imageState) = (item.imageIdentifier, item.imageSize?.rawValue, item.imageState?.rawValue)
+    }
+}
+
+struct RetentionImageListOutput: Encodable {
+    var environment: String
+    var images: [RetentionImageRecord]
+}
+
+struct RetentionMessageRecord: Encodable {
+    var messageIdentifier: String?
+    var messageState: String?
+
+    init(_ item: GetMessageListResponseItem) {
+        (messageIdentifier, messageState) = (item.messageIdentifier, item.messageState?.rawValue)
+    }
+}
+
+struct RetentionMessageListOutput: Encodable {
+    var environment: String
+    var messages: [RetentionMessageRecord]
+}
+
+/// A write Apple took: what it was for, in which environment.
+struct RetentionWriteOutput: Encodable {
+    var environment: String
+    /// "upload-image", "delete-message", "set-default-message", …
+    var action: String
+    var imageIdentifier: String?
+    var messageIdentifier: String?
+    var productId: String?
+    var locale: String?
+    var realtimeURL: String?
+}
+
+struct RetentionDefaultOutput: Encodable {
+    var environment: String
+    var productId: String
+    var locale: String
+    var messageIdentifier: String?
+}
+
+struct RetentionRealtimeURLOutput: Encodable {
+    var environment: String
+    var realtimeURL: String?
+}
+
+struct PerformanceTestStartOutput: Encodable {
+    var requestId: String?
+    var config: PerformanceTestConfig?
+}
+
+struct PerformanceTestResultOutput: Encodable {
+    var requestId: String
+    var result: String?
+    var target: String?
+    var successRate: Int32?
+    var numPending: Int32?
+    var responseTimes: PerformanceTestResponseTimes?
+    var failures: [String: Int32]?
+    var config: PerformanceTestConfig?
+
+    init(requestId: String, _ answer: PerformanceTestResultResponse) {
+        self.requestId = requestId
+        (result, target, successRate, numPending) = (answer.result?.rawValue, answer.target, answer.successRate, answer.numPending)
+        (responseTimes, failures, config) = (answer.responseTimes, answer.failures, answer.config)
+    }
+}
