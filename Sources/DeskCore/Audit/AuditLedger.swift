@@ -309,6 +309,8 @@ public enum WriteKind: String, Sendable, CaseIterable {
     case consumption
     case appAccountToken = "app-account-token"
     case finishTransaction = "finish-transaction"
+    /// One of the Advanced Commerce API's server actions (cancel, revoke, refund, metadata, price, migrate).
+    case advancedCommerce = "advanced-commerce"
     case other
 
     init(method: String, path: String) {
@@ -317,6 +319,7 @@ public enum WriteKind: String, Sendable, CaseIterable {
         else if path.contains("/transactions/consumption/") { self = .consumption }
         else if path.hasSuffix("/appAccountToken") { self = .appAccountToken }
         else if path.hasPrefix("/inApps/v1/transactions/") && path.hasSuffix("/finish") { self = .finishTransaction }
+        else if path.hasPrefix("/advancedCommerce/") { self = .advancedCommerce }
         else { self = .other }
     }
 }
