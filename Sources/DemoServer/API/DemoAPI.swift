@@ -13,6 +13,7 @@ struct DemoAPI: Sendable {
     private let transactions: TransactionRoutes
     private let subscriptions: SubscriptionRoutes
     private let notifications: NotificationRoutes
+    private let advancedCommerce: AdvancedCommerceRoutes
 
     init(store: DemoStore, authenticator: RequestAuthenticator, faults: FaultInjector, webhookTimeout: TimeInterval,
          logger: Logger, seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs) {
@@ -25,6 +26,7 @@ struct DemoAPI: Sendable {
         self.notifications = notifications
         self.transactions = TransactionRoutes(store: store, decisions: RefundDecisionRoutes(store: store, notifications: notifications))
         self.subscriptions = SubscriptionRoutes(store: store, notifications: notifications)
+        self.advancedCommerce = AdvancedCommerceRoutes(store: store, notifications: notifications)
     }
 
     /// Work an earlier run left under way (a mass extension it did not see complete, a refund
@@ -98,6 +100,7 @@ struct DemoAPI: Sendable {
         case .appAccountToken(let id): return try transactions.setAppAccountToken(id, request, environment)
         case .appTransaction(let id): return try transactions.appTransactionInfo(id, environment)
         case .finish(let id): return try transactions.finish(id, environment)
+        case .advancedCommerce(let action, let id): return try advancedCommerce.handle(action, id, request, environment)
         }
     }
 }
@@ -108,6 +111,7 @@ enum Route {
     case extend(String), massExtend, massExtendStatus(String, String), notificationHistory, testNotification
     case testNotificationStatus(String), consumption(String, v1: Bool), appAccountToken(String), appTransaction(String)
     case finish(String)
+    case advancedCommerce(DemoAdvancedCommerceAction, String)
 
     init?(_ request: DemoRequest) {
         let method = request.method
@@ -143,13 +147,14 @@ enum Route {
         else if let c = match("PUT", "inApps/v1/transactions/consumption/*") { self = .consumption(c[0], v1: true) }
         else if let c = match("PUT", "inApps/v1/transactions/*/appAccountToken") { self = .appAccountToken(c[0]) }
         else if let c = match("POST", "inApps/v1/transactions/*/finish") { self = .finish(c[0]) }
+        else if let c = match("POST", "advancedCommerce/v1/*/*/*"), let action = DemoAdvancedCommerceAction(scope: c[0], c[1]) { self = .advancedCommerce(action, c[2]) }
         else { return nil }
     }
 
     /// Whether the request changes something at Apple (Get Notification History is a POST that only reads).
     var isWrite: Bool {
         switch self {
-        case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish: return true
+        case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish, .advancedCommerce: return true
         default: return false
         }
     }
@@ -165,6 +170,7 @@ enum Route {
         case .massExtendStatus: return "massExtendStatus"
         case .testNotification: return "testNotification"
         case .testNotificationStatus: return "testNotificationStatus"
+        case .advancedCommerce: return "advancedCommerce"
         default: return "read"
         }
     }

@@ -89,6 +89,8 @@ struct DemoEnvironmentData: Sendable {
     var refundDecisions: [String: Date] = [:]
     /// Refund requests the data shows answered already.
     var seededAnswers: [DemoSeededAnswer] = []
+    /// Every Advanced Commerce requestReferenceId accepted, lower-cased (Apple refuses a repeat: 4000097).
+    var advancedCommerceRequests: Set<String> = []
 
     init(environment: AppStoreEnvironment) {
         self.environment = environment

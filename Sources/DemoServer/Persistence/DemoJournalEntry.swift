@@ -16,6 +16,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case finishTransaction = "finish-transaction"
         case consumption
         case refundDecision = "refund-decision"
+        case advancedCommerce = "advanced-commerce"
     }
 
     var kind: Kind
@@ -35,6 +36,8 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
     var body: String?
     /// Apple's decision on a refund request (`id` is the transaction).
     var refundOutcome: DemoRefundOutcome?
+    /// The Advanced Commerce action (`id` is the transaction, `body` the request as accepted).
+    var action: String?
 
     init(_ kind: Kind, _ environment: AppStoreEnvironment, at: Date, id: String? = nil) {
         self.kind = kind
@@ -67,6 +70,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case .finishTransaction: return "finished transaction"
         case .consumption: return "consumption information"
         case .refundDecision: return "refund decision"
+        case .advancedCommerce: return "Advanced Commerce action"
         }
     }
 }

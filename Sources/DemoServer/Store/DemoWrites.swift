@@ -124,6 +124,10 @@ extension DemoEnvironmentData {
             if let id = entry.id, let outcome = DemoRefundOutcome(body: entry.body) { _ = acceptConsumption(id, outcome, at: entry.at) }
         case .refundDecision:
             if let id = entry.id { _ = decideRefund(id, at: entry.at) }
+        case .advancedCommerce:
+            if let id = entry.id, let request = DemoAdvancedCommerceRequest(action: entry.action, body: entry.body) {
+                _ = try? applyAdvancedCommerce(request, to: id, at: entry.at)
+            }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 struct AdvancedCommerceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,6 +25,8 @@ struct AdvancedCommerceOptions: ParsableArguments {
     var requestId: String?
 
     func validate() throws {
-        _ = try AdvancedCommerceArguments.requestId(requestId)
+        if let requestId, requestId.utf8.count != 36 || UUID(uuidString: requestId) == nil {
+            throw ValidationError("--request-id \(requestId) is not a UUID: Apple's requestReferenceId is one, such as 7c80bb86-f892-4b21-a919-1357811d6c4f.")
+        }
     }
 }

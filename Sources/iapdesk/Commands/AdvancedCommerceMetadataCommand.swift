@@ -35,15 +35,15 @@ struct AdvancedCommerceMetadataCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let when = try AdvancedCommerceArguments.choice(effective, "--effective", AdvancedCommerceEffective.self)
-        var descriptors: AdvancedCommerceSubscriptionChangeMetadataDescriptors?
-        if displayName != nil || description != nil {
-            descriptors = AdvancedCommerceSubscriptionChangeMetadataDescriptors(effective: when, description: description, displayName: displayName)
-        }
-        let items = itemSku.map {
-            [AdvancedCommerceSubscriptionChangeMetadataItem(currentSku: $0, effective: when, description: itemDescription, displayName: itemDisplayName, sku: newSku)]
-        }
         try await withSession(global) { session, printer in
+            let when = try AdvancedCommerceArguments.choice(effective, "--effective", AdvancedCommerceEffective.self)
+            var descriptors: AdvancedCommerceSubscriptionChangeMetadataDescriptors?
+            if displayName != nil || description != nil {
+                descriptors = AdvancedCommerceSubscriptionChangeMetadataDescriptors(effective: when, description: description, displayName: displayName)
+            }
+            let items = itemSku.map {
+                [AdvancedCommerceSubscriptionChangeMetadataItem(currentSku: $0, effective: when, description: itemDescription, displayName: itemDisplayName, sku: newSku)]
+            }
             let (storefront, taxCode) = (options.storefront, taxCode)
             let action = AdvancedCommerceWrite(
                 action: "change-metadata", transactionId: transactionId, requestId: try AdvancedCommerceArguments.requestId(options.requestId),

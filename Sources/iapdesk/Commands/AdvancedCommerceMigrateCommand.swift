@@ -27,9 +27,9 @@ struct AdvancedCommerceMigrateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let items = try item.map { try Self.item($0, "--item") }
-        let renewalItems = renewalItem.isEmpty ? nil : try renewalItem.map { try Self.item($0, "--renewal-item") }
         try await withSession(global) { session, printer in
+            let items = try item.map { try Self.item($0, "--item") }
+            let renewalItems = renewalItem.isEmpty ? nil : try renewalItem.map { try Self.item($0, "--renewal-item") }
             let descriptors = AdvancedCommerceSubscriptionMigrateDescriptors(description: description, displayName: displayName)
             let (storefront, target, taxCode) = (options.storefront, targetProductId, taxCode)
             let action = AdvancedCommerceWrite(

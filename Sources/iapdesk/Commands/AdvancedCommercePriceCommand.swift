@@ -24,15 +24,15 @@ struct AdvancedCommercePriceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let items = try price.map { text -> AdvancedCommerceSubscriptionPriceChangeItem in
-            guard let equals = text.lastIndex(of: "="), equals != text.startIndex else {
-                throw CLIError("--price \(text) is not SKU=AMOUNT, such as BASE_PLAN=12.99.", status: .usage)
-            }
-            let sku = String(text[..<equals])
-            return AdvancedCommerceSubscriptionPriceChangeItem(
-                sku: sku, price: try AdvancedCommerceArguments.milliunits(String(text[text.index(after: equals)...]), "--price \(sku)="))
-        }
         try await withSession(global) { session, printer in
+            let items = try price.map { text -> AdvancedCommerceSubscriptionPriceChangeItem in
+                guard let equals = text.lastIndex(of: "="), equals != text.startIndex else {
+                    throw CLIError("--price \(text) is not SKU=AMOUNT, such as BASE_PLAN=12.99.", status: .usage)
+                }
+                let sku = String(text[..<equals])
+                return AdvancedCommerceSubscriptionPriceChangeItem(
+                    sku: sku, price: try AdvancedCommerceArguments.milliunits(String(text[text.index(after: equals)...]), "--price \(sku)="))
+            }
             let (storefront, currency) = (options.storefront, currency)
             let action = AdvancedCommerceWrite(
                 action: "change-price", transactionId: transactionId, requestId: try AdvancedCommerceArguments.requestId(options.requestId),

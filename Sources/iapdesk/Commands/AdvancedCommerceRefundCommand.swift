@@ -27,9 +27,9 @@ struct AdvancedCommerceRefundCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
-        let items = try item.map { try Self.item($0, reason: refundReason, revoke: revoke) }
         try await withSession(global) { session, printer in
+            let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
+            let items = try item.map { try Self.item($0, reason: refundReason, revoke: revoke) }
             let (storefront, currency, risking) = (options.storefront, currency, refundRiskingPreference)
             let action = AdvancedCommerceWrite(
                 action: "refund", transactionId: transactionId, requestId: try AdvancedCommerceArguments.requestId(options.requestId),

@@ -18,12 +18,12 @@ struct AdvancedCommerceRevokeCommand: AsyncParsableCommand {
     func validate() throws { try IDRules.transactionId(transactionId, "TRANSACTION_ID") }
 
     func run() async throws {
-        let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
-        let type = try AdvancedCommerceArguments.choice(refundType, "--refund-type", AdvancedCommerceRefundType.self)
-        guard type != .custom else {
-            throw CLIError("--refund-type custom is not for a revoke: it carries no amount. Use full or prorated, or refund a transaction with a custom amount.", status: .usage)
-        }
         try await withSession(global) { session, printer in
+            let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
+            let type = try AdvancedCommerceArguments.choice(refundType, "--refund-type", AdvancedCommerceRefundType.self)
+            guard type != .custom else {
+                throw CLIError("--refund-type custom is not for a revoke: it carries no amount. Use full or prorated, or refund a transaction with a custom amount.", status: .usage)
+            }
             let (storefront, risking) = (options.storefront, refundRiskingPreference)
             let action = AdvancedCommerceWrite(
                 action: "revoke", transactionId: transactionId, requestId: try AdvancedCommerceArguments.requestId(options.requestId),

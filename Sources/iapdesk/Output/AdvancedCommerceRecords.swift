@@ -72,11 +72,11 @@ struct AdvancedCommerceRefundRecord: Encodable {
 }
 
 extension Records {
-    /// "Studio plan (P1M, tax code C003-00-1)" and one line per item, for a field list.
+    /// "Studio: the plan (P1M, tax code C003-00-1)" and one line per item, for a field list.
     static func advancedCommerceLines(_ record: AdvancedCommerceRecord, currency: String?) -> [(String, String)] {
         var heading = record.displayName ?? "(no display name)"
-        var details = [record.period, record.taxCode.map { "tax code \($0)" }].compactMap { $0 }
-        if let description = record.description { details.insert(description, at: 0) }
+        if let description = record.description { heading += ": " + description }
+        let details = [record.period, record.taxCode.map { "tax code \($0)" }].compactMap { $0 }
         if !details.isEmpty { heading += " (" + details.joined(separator: ", ") + ")" }
         var lines = [("Advanced Commerce", heading)]
         for item in record.items {
@@ -84,7 +84,7 @@ extension Records {
             if let increase = item.priceIncreaseInfo, let price = increase.price {
                 line += ", then \(DisplayFormat.money(price, currency)) (\(increase.status ?? "price increase"))"
             }
-            if let date = item.revocationDate { line += ", revoked \(date)" }
+            if let ms = item.revocationDateMs { line += ", revoked \(DisplayFormat.date(Date(epochMilliseconds: ms)))" }
             for refund in item.refunds ?? [] {
                 line += ", refunded \(DisplayFormat.money(refund.refundAmount, currency)) \(refund.refundType ?? "") \(refund.refundReason ?? "")"
             }

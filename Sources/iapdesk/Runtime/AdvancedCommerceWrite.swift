@@ -27,13 +27,26 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
                 "Not sent: " + problems.joined(separator: "; ") + ".",
                 hint: "Apple would refuse it with the error named; nothing was sent.", status: .usage)
         }
-        let write = CommandLineWrite(
+        var write = CommandLineWrite(
             kind: .advancedCommerce, subject: "\(action) of transaction \(transactionId)",
             endpoint: { identifier in endpoint(transactionId, body(identifier)) }, givenIdentifier: requestId, identifierIsSent: true)
-        let (response, identifier) = try await write.run(session: session, yes: yes)
-        let answer = await session.verification.advancedCommerce(response)
-        printer.emit(AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: identifier, answer: answer))
-        printer.text(done(answer) + " Request \(identifier).\n")
+        write.appliedEarlierCodes = [.repeatedRequestReferenceId]
+        let answer: VerifiedAdvancedCommerceAnswer
+        do {
+            let (response, identifier) = try await write.run(session: session, yes: yes)
+            answer = await session.verification.advancedCommerce(response)
+            printer.emit(AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: identifier, answer: answer))
+            printer.text(done(answer) + " Request \(identifier).\n")
+        } catch let earlier as WriteAppliedEarlier {
+            // The earlier run's request reached Apple: what it did is read back, not sent again.
+            let signed = try await session.client.getTransactionInfo(transactionId: transactionId).signedTransactionInfo
+            answer = await session.verification.advancedCommerce(AdvancedCommerceActionResponse(signedTransactionInfo: signed))
+            var output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: answer)
+            output.appliedEarlier = true
+            printer.emit(output)
+            printer.text(
+                "Already applied: Apple has request \(earlier.requestIdentifier) from the earlier run (it answered \(earlier.code.name), \(earlier.code.rawValue), to the same request again); nothing was applied twice. The transaction as Apple has it now:\n")
+        }
         printer.text(Self.fields(answer).render())
         try requireVerified([answer.transaction?.status, answer.renewal?.status].compactMap { $0 })
     }
@@ -58,7 +71,7 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
         fields.add("Renews as", r.autoRenewProductId)
         fields.add("Renewal price", DisplayFormat.money(r.renewalPrice, r.currency))
         if let info = r.advancedCommerceInfo {
-            fields.fields += Records.advancedCommerceLines(AdvancedCommerceRecord(info), currency: r.currency).map { ("Renewal " + $0.0.trimmingCharacters(in: .whitespaces), $0.1) }
+            fields.fields += Records.advancedCommerceLines(AdvancedCommerceRecord(info), currency: r.currency).map { ($0.0 == "Advanced Commerce" ? "Renews with" : $0.0, $0.1) }
         }
         return fields
     }
@@ -70,6 +83,8 @@ struct AdvancedCommerceOutput: Encodable {
     var transactionId: String
     var requestReferenceId: String
     var verified: Bool
+    /// A re-run found the earlier run's request applied at Apple: `transaction` is read back.
+    var appliedEarlier: Bool?
     var transaction: TransactionRecord?
     var renewalInfo: RenewalRecord?
 
