@@ -15,7 +15,8 @@ import Testing
         let verifier = try server.makeVerifier(environment: environment)
         let transaction = try #require(await verifier.verifyTransaction(answer.signedTransactionInfo ?? "").verifiedPayload)
         guard let signed = answer.signedRenewalInfo else { return (transaction, nil) }
-        return (transaction, try #require(await verifier.verifyRenewalInfo(signed).verifiedPayload))
+        let renewal: RenewalInfoPayload = try #require(await verifier.verifyRenewalInfo(signed).verifiedPayload)
+        return (transaction, renewal)
     }
 
     /// The type of the next notification the server publishes.
