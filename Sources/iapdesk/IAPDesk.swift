@@ -21,6 +21,7 @@ struct IAPDesk: AsyncParsableCommand {
             MassExtendCommand.self, MassExtendStatusCommand.self, ConsumptionCommand.self, RefundRequestsCommand.self, RefundPolicyCommand.self, AppAccountTokenCommand.self, FinishTransactionCommand.self,
             AppTransactionCommand.self, ReceiptCommand.self,
             RetentionCommand.self,
+            AdvancedCommerceCommand.self,
             DecodeCommand.self, CaseCommand.self, TimelineCommand.self, NoteCommand.self, IndexCommand.self, AuditCommand.self, InitCommand.self, DoctorCommand.self, ListenCommand.self, ReceivedCommand.self,
             ReconcileCommand.self, WatchCommand.self, ReplayCommand.self, RecoverCommand.self, TriggerCommand.self, ServeDemoCommand.self, KeybindingsCommand.self, VersionCommand.self, ManCommand.self,
             CompletionsCommand.self,

@@ -114,7 +114,7 @@ import Testing
         // Apple's window is counted from its own clock: "180d" here must not fall just outside it there.
         let whole = try await run(["notifications", "--since", "180d", "--demo"])
         #expect(whole.status == 0, "\(whole.stderr)")
-        #expect(whole.stdout.contains("34 notifications in Demo (Production)"))
+        #expect(whole.stdout.contains("37 notifications in Demo (Production)"))
         #expect(!whole.stderr.contains("keeps"))
         let further = try await run(["notifications", "--since", "400d", "--demo"])
         #expect(further.status == 0, "\(further.stderr)")

@@ -206,7 +206,8 @@ import Testing
         #expect(!seeds.activeSubscriptionOriginalTransactionIds.isEmpty)
         #expect(!seeds.refundedTransactionIds.isEmpty)
         #expect(!seeds.nonOriginalTransactionIds.isEmpty)
-        #expect(seeds.subscriptionProductIds.count == 4)
+        #expect(seeds.subscriptionProductIds.count == 5)
+        #expect(seeds.advancedCommerceTransactionIds.count == 2)
     }
 
     @Test func sandboxIsSeparateAndFallbackFindsIt() async throws {

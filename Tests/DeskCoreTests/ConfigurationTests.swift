@@ -57,6 +57,17 @@ import Testing
         #expect(explicit.name == "prod")
     }
 
+    @Test func advancedCommerceIsOffUnlessTheProfileSaysSo() throws {
+        let file = try ConfigFile.parse(sample + "\nadvanced_commerce = true\n", path: "config.toml")
+        #expect(try #require(file.profiles["sandbox"]).advancedCommerce)
+        #expect(try #require(file.profiles["prod"]).advancedCommerce == false)
+        let resolved = try ConfigLoader(environment: [:]).resolve(file: file, name: "sandbox", flags: ProfileOverrides())
+        #expect(resolved.advancedCommerce)
+        #expect(throws: ConfigurationError.invalidValue(source: "c.toml: profiles.x.advanced_commerce", detail: "must be true or false")) {
+            try ConfigFile.parse("[profiles.x]\nadvanced_commerce = \"yes\"\n", path: "c.toml")
+        }
+    }
+
     @Test func errorsNameTheProblem() {
         #expect(throws: ConfigurationError.self) { try ConfigFile.parse("[profiles.x]\nissuer_id = 5\n") }
         do {

@@ -119,7 +119,7 @@ extension AppStoreServerClient {
     }
 
     /// Trims an ID and refuses an empty one before any request is made.
-    private func requireID(_ value: String, _ what: String) throws(APIError) -> String {
+    func requireID(_ value: String, _ what: String) throws(APIError) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw .invalidRequest("The \(what) is empty.") }
         guard trimmed.count <= 256, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

@@ -1,4 +1,5 @@
-/// Every `errorCode` Apple documents for the App Store Server API and Retention Messaging API.
+/// Every `errorCode` Apple documents for the App Store Server API, Retention Messaging API and
+/// Advanced Commerce API's server actions.
 /// A code this build does not know is kept as `unknown(code)` with its message.
 public enum APIErrorCode: Hashable, Sendable {
     case generalBadRequest, invalidAppIdentifier, invalidRequestRevision, invalidTransactionId
@@ -26,6 +27,21 @@ public enum APIErrorCode: Hashable, Sendable {
     case testNotificationNotFound, statusRequestNotFound, transactionIdNotFound, imageNotFound, messageNotFound
     case performanceTestRunNotFound, appTransactionDoesNotExist, defaultMessageNotFound, realtimeUrlNotFound
     case imageAlreadyExists, messageAlreadyExists, rateLimitExceeded, generalInternal, generalInternalRetryable
+    // Advanced Commerce API (APIErrorCatalog+AdvancedCommerce.swift).
+    case invalidCurrency, negativePrice, skuLengthExceeded, descriptionLengthExceeded, displayNameLengthExceeded
+    case nullRequestInfo, nullRequestReferenceId, invalidRequestReferenceId, invalidConsistencyToken, repeatedRequestReferenceId
+    case nullTaxCode, nullItems, nullDescriptors, nullSKU, nullDisplayName, nullDescription, nullPrice, nullEffective
+    case invalidProductChanges, invalidDisplayName, invalidDescription, invalidProduct, invalidSKU, invalidRefundType
+    case invalidRefundReason, invalidTaxProductCode, invalidAmount, mismatchedStorefront, missingPricingConfigForStorefront
+    case operationNotAllowed, nullRefundAmount, negativeRefundAmount, refundAmountWithoutCustom, nullRefundReason, nullRefundType
+    case simulateRefundDeclineOnlyInSandbox, nullRefundRisking, atLeastOneItem, atLeastOneOfDisplayNameOrDescription
+    case nullTargetProductId, invalidTargetProductId, removalAllNotAllowed, nullCurrentSKU, malformedPayload
+    case subscriptionAlreadyMigrated, itemLimitExceeded, pendingChangesMismatch, pendingRefund, proratedOnlyLatestTransaction
+    case partialSimulateRefundDecline, revokeOnInactiveSubscription, itemCannotBeSpecifiedMultipleTimes
+    case priceChangeCannotBeIssuedWhenAlreadyCommunicated, subscriptionDoesNotExist, subscriptionAlreadyExists
+    case subscriptionNotEligible, productNotOwned, inactiveACASub, insufficientFunds, alreadyRefunded, storefrontChange
+    case productNotEligible, transactionNotRefundable, transactionCannotBeRefundedContactSupport
+    case migrationNotAllowedWhenPriceIncreaseCommunicated, productNotFound
     case unknown(Int64)
 
     public struct Entry: Sendable {
@@ -58,7 +74,7 @@ public enum APIErrorCode: Hashable, Sendable {
     /// The HTTP status Apple pairs with the code: its first three digits.
     public var httpStatus: Int { Int(rawValue / 10_000) }
 
-    public static let all: [Entry] = APIErrorCatalog.entries
+    public static let all: [Entry] = APIErrorCatalog.entries + APIErrorCatalog.advancedCommerce
     private static let byRaw: [Int64: Entry] = Dictionary(uniqueKeysWithValues: all.map { ($0.rawValue, $0) })
     private static let byCode: [APIErrorCode: Entry] = Dictionary(uniqueKeysWithValues: all.map { ($0.code, $0) })
 }

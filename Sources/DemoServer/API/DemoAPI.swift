@@ -14,6 +14,7 @@ struct DemoAPI: Sendable {
     private let subscriptions: SubscriptionRoutes
     private let notifications: NotificationRoutes
     private let retention: RetentionRoutes
+    private let advancedCommerce: AdvancedCommerceRoutes
 
     init(store: DemoStore, authenticator: RequestAuthenticator, faults: FaultInjector, webhookTimeout: TimeInterval,
          logger: Logger, seeds: @escaping @Sendable (AppStoreEnvironment) -> DemoSeedIDs,
@@ -28,6 +29,7 @@ struct DemoAPI: Sendable {
         self.transactions = TransactionRoutes(store: store, decisions: RefundDecisionRoutes(store: store, notifications: notifications))
         self.subscriptions = SubscriptionRoutes(store: store, notifications: notifications)
         self.retention = RetentionRoutes(store: store, settings: retention)
+        self.advancedCommerce = AdvancedCommerceRoutes(store: store, notifications: notifications)
     }
 
     /// Work an earlier run left under way (a mass extension it did not see complete, a refund
@@ -105,6 +107,7 @@ struct DemoAPI: Sendable {
         case .appTransaction(let id): return try transactions.appTransactionInfo(id, environment)
         case .finish(let id): return try transactions.finish(id, environment)
         case .retention(let call): return try retention.dispatch(call, request, environment)
+        case .advancedCommerce(let action, let id): return try advancedCommerce.handle(action, id, request, environment)
         }
     }
 }
@@ -116,6 +119,7 @@ enum Route {
     case testNotificationStatus(String), consumption(String, v1: Bool), appAccountToken(String), appTransaction(String)
     case finish(String)
     case retention(RetentionCall)
+    case advancedCommerce(DemoAdvancedCommerceAction, String)
 
     init?(_ request: DemoRequest) {
         let method = request.method
@@ -152,13 +156,14 @@ enum Route {
         else if let c = match("PUT", "inApps/v1/transactions/*/appAccountToken") { self = .appAccountToken(c[0]) }
         else if let c = match("POST", "inApps/v1/transactions/*/finish") { self = .finish(c[0]) }
         else if let call = RetentionCall(method: method, path: path) { self = .retention(call) }
+        else if let c = match("POST", "advancedCommerce/v1/*/*/*"), let action = DemoAdvancedCommerceAction(scope: c[0], c[1]) { self = .advancedCommerce(action, c[2]) }
         else { return nil }
     }
 
     /// Whether the request changes something at Apple (Get Notification History is a POST that only reads).
     var isWrite: Bool {
         switch self {
-        case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish: return true
+        case .extend, .massExtend, .testNotification, .consumption, .appAccountToken, .finish, .advancedCommerce: return true
         case .retention(let call): return call.isWrite
         default: return false
         }
@@ -176,6 +181,7 @@ enum Route {
         case .testNotification: return "testNotification"
         case .testNotificationStatus: return "testNotificationStatus"
         case .retention(let call): return call.limitName
+        case .advancedCommerce: return "advancedCommerce"
         default: return "read"
         }
     }

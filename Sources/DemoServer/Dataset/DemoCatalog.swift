@@ -13,6 +13,9 @@ public struct DemoProduct: Sendable, Equatable {
     /// Service level inside a group: higher is better (an upgrade moves up).
     public let level: Int
     public let name: String
+    /// A generic product of the Advanced Commerce API: the app sends the SKUs, names and prices at
+    /// purchase, and its transactions carry `advancedCommerceInfo`.
+    public var isAdvancedCommerce = false
 }
 
 public enum DemoCatalog {
@@ -32,7 +35,12 @@ public enum DemoCatalog {
     public static let themePack = DemoProduct(productId: "com.iapdesk.demo.themes", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 2990, period: nil, level: 0, name: "Theme Pack")
     public static let seasonPass = DemoProduct(productId: "com.iapdesk.demo.seasonpass.2026", type: .nonRenewingSubscription, subscriptionGroupIdentifier: nil, price: 19990, period: .days(90), level: 0, name: "Season Pass 2026")
 
-    public static let all: [DemoProduct] = [proMonthly, proPlusMonthly, proYearly, newsWeekly, coins100, coins1000, lifetime, themePack, seasonPass]
+    public static let studioGroup = "21482738"
+    /// Advanced Commerce generic products: a monthly subscription whose items the app chooses, and a one-time charge.
+    public static let studioMonthly = DemoProduct(productId: "com.iapdesk.demo.studio.ac", type: .autoRenewableSubscription, subscriptionGroupIdentifier: studioGroup, price: 12980, period: .months(1), level: 1, name: "Studio (Advanced Commerce)", isAdvancedCommerce: true)
+    public static let courses = DemoProduct(productId: "com.iapdesk.demo.courses.ac", type: .nonConsumable, subscriptionGroupIdentifier: nil, price: 4980, period: nil, level: 0, name: "Courses (Advanced Commerce)", isAdvancedCommerce: true)
+
+    public static let all: [DemoProduct] = [proMonthly, proPlusMonthly, proYearly, newsWeekly, coins100, coins1000, lifetime, themePack, seasonPass, studioMonthly, courses]
 
     public static func product(_ id: String) -> DemoProduct? { all.first { $0.productId == id } }
 }

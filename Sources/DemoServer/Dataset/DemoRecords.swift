@@ -91,6 +91,8 @@ struct DemoEnvironmentData: Sendable {
     var seededAnswers: [DemoSeededAnswer] = []
     /// Images, messages, default messages, the realtime URL and performance tests.
     var retention = DemoRetention()
+    /// Every Advanced Commerce requestReferenceId accepted, lower-cased (Apple refuses a repeat: 4000097).
+    var advancedCommerceRequests: Set<String> = []
 
     init(environment: AppStoreEnvironment) {
         self.environment = environment

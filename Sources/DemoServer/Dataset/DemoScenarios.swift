@@ -229,6 +229,7 @@ extension DatasetBuilder {
         }
 
         addDeliveryStory()
+        addAdvancedCommerceCustomers()
     }
 
     mutating func buildSandbox() {
@@ -264,6 +265,7 @@ extension DatasetBuilder {
         let yuri = customer("Sandbox: lifetime unlock")
         let unlock = purchase(yuri, P.lifetime, at: daysAgo(6))
         notify(.oneTimeCharge, at: daysAgo(6), customer: yuri, transaction: unlock)
+        addAdvancedCommerceCustomers(prefix: "Sandbox: ")
         data.notifications.sort { $0.signedDate < $1.signedDate }
     }
 

@@ -18,6 +18,8 @@ public struct DemoSeedIDs: Codable, Sendable, Equatable {
     public var appTransactionIds: [String]
     /// The app's own account IDs (appAccountToken) that demo customers carry.
     public var appAccountTokens: [String]
+    /// Advanced Commerce purchases: the subscription's original transaction ID, then one-time charges.
+    public var advancedCommerceTransactionIds: [String]
     /// One line per customer: scenario and an ID to type.
     public var customers: [DemoSeedCustomer]
 }
@@ -58,6 +60,7 @@ extension DemoEnvironmentData {
             refundedTransactionIds: all.filter { $0.payload.revocationDate != nil && $0.payload.revocationType != .familyRevoke }.map { $0.payload.transactionId! },
             appTransactionIds: appTransactions.keys.sorted(),
             appAccountTokens: customers.compactMap(\.appAccountToken),
+            advancedCommerceTransactionIds: all.filter { $0.payload.advancedCommerceInfo != nil && $0.payload.transactionId == $0.payload.originalTransactionId }.map { $0.payload.transactionId! },
             customers: customers)
     }
 }

@@ -17,6 +17,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case consumption
         case refundDecision = "refund-decision"
         case retention
+        case advancedCommerce = "advanced-commerce"
     }
 
     var kind: Kind
@@ -38,6 +39,8 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
     var refundOutcome: DemoRefundOutcome?
     /// A Retention Messaging write.
     var retention: DemoRetentionChange?
+    /// The Advanced Commerce action (`id` is the transaction, `body` the request as accepted).
+    var action: String?
 
     init(_ kind: Kind, _ environment: AppStoreEnvironment, at: Date, id: String? = nil) {
         self.kind = kind
@@ -71,6 +74,7 @@ struct DemoJournalEntry: Codable, Sendable, Equatable {
         case .consumption: return "consumption information"
         case .refundDecision: return "refund decision"
         case .retention: return "retention messaging change"
+        case .advancedCommerce: return "Advanced Commerce action"
         }
     }
 }

@@ -126,6 +126,10 @@ extension DemoEnvironmentData {
             if let id = entry.id { _ = decideRefund(id, at: entry.at) }
         case .retention:
             if let change = entry.retention { retention.apply(change, at: entry.at) }
+        case .advancedCommerce:
+            if let id = entry.id, let request = DemoAdvancedCommerceRequest(action: entry.action, body: entry.body) {
+                _ = try? applyAdvancedCommerce(request, to: id, at: entry.at)
+            }
         }
     }
 }

@@ -311,6 +311,8 @@ public enum WriteKind: String, Sendable, CaseIterable {
     case finishTransaction = "finish-transaction"
     /// Retention Messaging: images, messages, default messages, the realtime URL, performance tests.
     case retention
+    /// One of the Advanced Commerce API's server actions (cancel, revoke, refund, metadata, price, migrate).
+    case advancedCommerce = "advanced-commerce"
     case other
 
     init(method: String, path: String) {
@@ -320,6 +322,7 @@ public enum WriteKind: String, Sendable, CaseIterable {
         else if path.hasSuffix("/appAccountToken") { self = .appAccountToken }
         else if path.hasPrefix("/inApps/v1/transactions/") && path.hasSuffix("/finish") { self = .finishTransaction }
         else if path.hasPrefix("/inApps/v1/messaging/") { self = .retention }
+        else if path.hasPrefix("/advancedCommerce/") { self = .advancedCommerce }
         else { self = .other }
     }
 }

@@ -38,6 +38,7 @@ public struct ConfigFile: Sendable, Equatable {
     static let profileKeys: Set<String> = [
         "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store", "agent",
         "refund_preference", "consumption_policy",
+        "advanced_commerce",
     ]
 
     public static func parse(_ text: String, path: String? = nil, home: String? = nil) throws(ConfigurationError) -> ConfigFile {
@@ -139,6 +140,10 @@ public struct ConfigFile: Sendable, Equatable {
             profile.refundPreference = preference
         }
         if let text = try string("consumption_policy") { profile.consumptionPolicy = expandHome(text, home: home) }
+        if let value = table["advanced_commerce"] {
+            guard let flag = value.bool else { throw .invalidValue(source: where_("advanced_commerce"), detail: "must be true or false") }
+            profile.advancedCommerce = flag
+        }
         return profile
     }
 

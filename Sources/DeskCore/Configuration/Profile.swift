@@ -34,6 +34,10 @@ public struct Profile: Sendable, Equatable {
     /// (`consumption_policy`): the console's Refund requests pane shows what it does for each request.
     public var consumptionPolicy: String?
 
+    /// The app's account holder signed Apple's Advanced Commerce API addendum (`advanced_commerce`):
+    /// the `advanced-commerce` commands are refused without it.
+    public var advancedCommerce = false
+
     /// `agent`, else the login name.
     public var agentName: String { agent ?? WriteContext.loginName }
 

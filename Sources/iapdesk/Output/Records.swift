@@ -63,6 +63,9 @@ enum Records {
         fields.add("Bundle ID", t.bundleId)
         fields.add("Environment", t.environment?.label)
         fields.add("Signed", DisplayFormat.date(t.signedDate, seconds: true))
+        if let info = t.advancedCommerceInfo {
+            fields.fields += advancedCommerceLines(AdvancedCommerceRecord(info), currency: t.currency)
+        }
         return fields
     }
 

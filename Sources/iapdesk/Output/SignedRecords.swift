@@ -94,6 +94,7 @@ struct TransactionRecord: Encodable {
     var signedDateMs: Int64?
     var revocationDate: String?
     var revocationDateMs: Int64?
+    var advancedCommerceInfo: AdvancedCommerceRecord?
 
     init(_ verified: VerifiedPayload<TransactionPayload>) {
         verification = VerificationRecord(verified.status, checks: verified.checks)
@@ -112,6 +113,7 @@ struct TransactionRecord: Encodable {
         (expiresDate, expiresDateMs) = DatePair.of(t.expiresDate)
         (signedDate, signedDateMs) = DatePair.of(t.signedDate)
         (revocationDate, revocationDateMs) = DatePair.of(t.revocationDate)
+        advancedCommerceInfo = t.advancedCommerceInfo.map(AdvancedCommerceRecord.init)
     }
 }
 
@@ -144,6 +146,7 @@ struct RenewalRecord: Encodable {
     var recentSubscriptionStartDateMs: Int64?
     var signedDate: String?
     var signedDateMs: Int64?
+    var advancedCommerceInfo: AdvancedCommerceRecord?
 
     init(_ verified: VerifiedPayload<RenewalInfoPayload>) {
         verification = VerificationRecord(verified.status, checks: verified.checks)
@@ -159,6 +162,7 @@ struct RenewalRecord: Encodable {
         (gracePeriodExpiresDate, gracePeriodExpiresDateMs) = DatePair.of(r.gracePeriodExpiresDate)
         (recentSubscriptionStartDate, recentSubscriptionStartDateMs) = DatePair.of(r.recentSubscriptionStartDate)
         (signedDate, signedDateMs) = DatePair.of(r.signedDate)
+        advancedCommerceInfo = r.advancedCommerceInfo.map(AdvancedCommerceRecord.init)
     }
 }
 

@@ -18,6 +18,9 @@ struct CommandLineWrite<Response: Sendable> {
     var extending: (originalTransactionId: String, days: Int, again: Bool)? = nil
     /// Sends through this client instead of the session's (a performance test goes to Sandbox).
     var client: AppStoreServerClient? = nil
+    /// Apple's codes that, answered to a re-send, mean the earlier send was applied (an Advanced
+    /// Commerce requestReferenceId seen before): the write is closed as applied, not as refused.
+    var appliedEarlierCodes: Set<APIErrorCode> = []
 
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
@@ -49,6 +52,13 @@ struct CommandLineWrite<Response: Sendable> {
         case .applied(let response):
             return (response, identifier)
         case .refused(let error):
+            if resend, case .server(let failure) = error, let code = failure.code, appliedEarlierCodes.contains(code) {
+                let note = "applied by the earlier run: Apple answered \(code.name) (\(code.rawValue)) to the re-send"
+                if let record = try? await context.ledger.writes().last(where: { $0.requestIdentifier == identifier && $0.account == account }) {
+                    try? await context.ledger.append(record.resolution(note: note, source: .commandLine, agent: context.agent, now: Date()))
+                }
+                throw WriteAppliedEarlier(requestIdentifier: identifier, code: code)
+            }
             var failure = CLIError(error)
             failure.hint = "Nothing was changed. " + (failure.hint ?? "")
             throw failure
@@ -146,4 +156,10 @@ struct CommandLineWrite<Response: Sendable> {
             "An earlier run of this \(kind.rawValue) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n")
         return (earlier.requestIdentifier, true)
     }
+}
+
+/// A re-sent write Apple answered as one it has already applied: nothing was applied twice.
+struct WriteAppliedEarlier: Error {
+    let requestIdentifier: String
+    let code: APIErrorCode
 }

@@ -103,6 +103,8 @@ final class Session: Sendable {
         profile.environment = configuration.environment
         profile.baseURL = server.baseURL
         profile.keyId = DemoServer.keyId
+        // The demo app sells Advanced Commerce products too (docs/advanced-commerce.md).
+        profile.advancedCommerce = true
         profile.timeout = timeout
         return Session(
             profile: profile, client: try server.makeClient(callTimeout: profile.effectiveTimeout), verifier: try server.makeVerifier(),
