@@ -14,23 +14,7 @@ import Testing
     /// A config folder with one profile pointing at a port nothing listens on: a request that left
     /// would end in a transport failure (exit 5), so another exit proves nothing was sent.
     func profileFolder(advancedCommerce: Bool) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ac-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)
-        let keyPath = folder.appendingPathComponent("key.p8").path
-        _ = FileManager.default.createFile(atPath: keyPath, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-        let config = """
-            [profiles.support]
-            issuer_id = "57246542-96fe-1a63-e053-0824d011072a"
-            key_id = "2X9R4HXF34"
-            key_file = "\(keyPath)"
-            bundle_id = "com.example"
-            app_apple_id = 1
-            environment = "Production"
-            base_url = "http://127.0.0.1:9"
-            advanced_commerce = \(advancedCommerce)
-            """
-        try config.write(to: folder.appendingPathComponent("iapdesk/config.toml"), atomically: true, encoding: .utf8)
-        return folder.path
+        try CommandLineTests.profileFolder(extra: "advanced_commerce = \(advancedCommerce)").folder.path
     }
 
     @Test func refusedUnlessTheProfileSaysSoAndCheckedBeforeSending() async throws {

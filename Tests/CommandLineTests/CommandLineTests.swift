@@ -261,8 +261,11 @@ import Testing
         #expect(bad.status == 64)
     }
 
-    @Test func readOnlyProfileRefusesWrites() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ro-\(UUID().uuidString)")
+    /// A config folder (for XDG_CONFIG_HOME) holding one profile, "support", with a key of its own
+    /// and a base URL nothing listens on (a request that left ends in a transport failure, exit 5),
+    /// plus the `extra` lines; and the key's path.
+    static func profileFolder(extra: String) throws -> (folder: URL, keyPath: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-profile-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("iapdesk"), withIntermediateDirectories: true)
         let keyPath = folder.appendingPathComponent("key.p8").path
         _ = FileManager.default.createFile(atPath: keyPath, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
@@ -275,9 +278,14 @@ import Testing
             app_apple_id = 1
             environment = "Production"
             base_url = "http://127.0.0.1:9"
-            read_only = true
+            \(extra)
             """
         try config.write(to: folder.appendingPathComponent("iapdesk/config.toml"), atomically: true, encoding: .utf8)
+        return (folder, keyPath)
+    }
+
+    @Test func readOnlyProfileRefusesWrites() async throws {
+        let (folder, keyPath) = try Self.profileFolder(extra: "read_only = true")
         let refused = try await run(["extend", "1", "--days", "3", "--reason", "goodwill", "--yes"], environment: ["XDG_CONFIG_HOME": folder.path])
         #expect(refused.status == 9)
         #expect(refused.stderr.contains("read-only"))
