@@ -34,6 +34,10 @@ public struct Profile: Sendable, Equatable {
     /// (`consumption_policy`): the console's Refund requests pane shows what it does for each request.
     public var consumptionPolicy: String?
 
+    /// The locales the console's `:retention` screen asks default messages in (`retention_locales`,
+    /// such as ["en-US", "fr-FR"]); empty: en-US.
+    public var retentionLocales: [String] = []
+
     /// `agent`, else the login name.
     public var agentName: String { agent ?? WriteContext.loginName }
 
