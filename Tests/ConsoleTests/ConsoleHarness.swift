@@ -25,14 +25,15 @@ final class ConsoleHarness: @unchecked Sendable {
 
     static func start(
         readOnly: Bool = false, ledgerPath: String? = nil, faults: DemoFaults = DemoFaults(), received: ReceivedNotifications? = nil,
-        notes: (any NoteStore)? = nil
+        notes: (any NoteStore)? = nil, retention: DemoRetentionSettings = DemoRetentionSettings(), callTimeout: TimeInterval? = nil
     ) async throws -> ConsoleHarness {
         var configuration = DemoServer.Configuration()
         configuration.faults = faults
+        configuration.retention = retention
         configuration.anchor = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60)
         let server = try await DemoServer.start(configuration)
         server.webhookURL = server.receiverURL
-        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received, notes: notes)
+        return try ConsoleHarness(server: server, readOnly: readOnly, ledgerPath: ledgerPath, received: received, notes: notes, callTimeout: callTimeout)
     }
 
     /// A second console on the same demo server and the same ledger, as another agent's would be.
@@ -41,7 +42,8 @@ final class ConsoleHarness: @unchecked Sendable {
     }
 
     private init(
-        server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?, agent: String = "test"
+        server: DemoServer, readOnly: Bool, ledgerPath: String?, received: ReceivedNotifications?, notes: (any NoteStore)?, agent: String = "test",
+        callTimeout: TimeInterval? = nil
     ) throws {
         self.server = server
         let inbox = ConsoleInbox()
@@ -54,12 +56,12 @@ final class ConsoleHarness: @unchecked Sendable {
         // `:doctor` checks the demo's credentials written as a profile's would be.
         let doctor = try DoctorFixture(server).doctor(server)
         let services = DeskServices(
-            client: try server.makeClient(), verifier: try server.makeVerifier(), writes: writes, received: received, doctor: doctor)
+            client: try server.makeClient(callTimeout: callTimeout), verifier: try server.makeVerifier(), writes: writes, received: received, doctor: doctor)
         runner = EffectRunner(
             services: services,
             makeServices: { env in
                 DeskServices(
-                    client: try server.makeClient(environment: env), verifier: try server.makeVerifier(environment: env), writes: writes, received: received)
+                    client: try server.makeClient(environment: env, callTimeout: callTimeout), verifier: try server.makeVerifier(environment: env), writes: writes, received: received)
             },
             makeIdentifier: IdentifierSequence().next,
             post: { inbox.post($0) })

@@ -155,6 +155,15 @@ import Testing
         await harness.stop()
     }
 
+    @Test func retentionMessagingScreen() async throws {
+        let harness = try await RetentionScreenTests.harness(reviewDelay: 0)
+        _ = try await RetentionScreenTests.upload(harness.server, approve: true)
+        try await RetentionScreenTests.open(harness)
+        #expect(harness.state.retention.overview?.isComplete == true)
+        check(harness, "retention")
+        await harness.stop()
+    }
+
     @Test func helpOverlayAndTinyTerminals() async throws {
         let harness = try await ConsoleHarness.start()
         harness.send(.escape)

@@ -94,6 +94,22 @@ import Testing
         }
     }
 
+    @Test func retentionLocalesAreCheckedLocales() throws {
+        let file = try ConfigFile.parse("[profiles.x]\nretention_locales = [\"en-US\", \"fr-FR\", \"en-US\"]\n", path: "c.toml")
+        #expect(file.profiles["x"]?.retentionLocales == ["en-US", "fr-FR"])
+        #expect(try ConfigFile.parse("[profiles.x]\n", path: "c.toml").profiles["x"]?.retentionLocales == [])
+        #expect {
+            _ = try ConfigFile.parse("[profiles.x]\nretention_locales = [\"english\"]\n", path: "c.toml")
+        } throws: { error in
+            "\(error)".contains("c.toml: profiles.x.retention_locales must be a list of locales") && "\(error)".contains("\"english\" is not one")
+        }
+        #expect {
+            _ = try ConfigFile.parse("[profiles.x]\nretention_locales = \"en-US\"\n", path: "c.toml")
+        } throws: { error in
+            "\(error)".contains("retention_locales must be a list of locales")
+        }
+    }
+
     @Test func timeoutFromFileVariableAndFlag() throws {
         let file = try ConfigFile.parse("[profiles.a]\ntimeout = 90\n[profiles.b]\ntimeout = 2.5\n[profiles.c]\n", path: "c.toml")
         #expect(file.profiles["a"]?.timeout == 90)

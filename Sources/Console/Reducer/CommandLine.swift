@@ -24,6 +24,7 @@ enum CommandLine {
             return []
         },
         DoctorReducer.colonCommand,
+        RetentionReducer.colonCommand,
         ColonCommand(["help"], usage: ":help", "Keys and commands") { state, _, _ in
             OverlayCommands.openHelp(&state)
             return []

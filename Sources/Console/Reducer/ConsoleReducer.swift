@@ -69,6 +69,8 @@ public enum ConsoleReducer {
             return []
         case .answer(let request, let answer) where request == state.doctorRequest:
             return DoctorReducer.answers.take(&state, request, answer)
+        case .answer(let request, let answer) where request == state.retention.request:
+            return RetentionReducer.answers.take(&state, request, answer)
         case .answer(let request, let answer):
             // An answer goes to the pane that asked, and to no other.
             guard let owner = state.requestOwners[request] else { return [] }

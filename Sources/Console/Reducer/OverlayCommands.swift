@@ -31,6 +31,7 @@ enum OverlayCommands {
         KeyCommand(.messageClose, "Close the message", keys: [.escape, .character("!"), .character("q"), .enter], context: .message,
                        inFooter: true, footerLabel: "Close", perform: close),
     ] + ExtendReducer.commands + FinishReducer.commands + ConsumptionReducer.commands + UnresolvedWritesReducer.commands + DoctorReducer.commands
+        + RetentionReducer.commands
 
     /// The context of the dialog on screen.
     static func context(_ state: ConsoleState) -> ActionContext? {
@@ -38,6 +39,7 @@ enum OverlayCommands {
         case .help?: return .help
         case .message?: return .message
         case .doctor?: return .doctor
+        case .retention?: return .retention
         case .extend?: return state.extendForm?.confirming == true ? .extendConfirm : .extendForm
         case .finishTransaction?: return .finishConfirm
         case .consumption?: return state.consumptionForm?.confirming == true ? .consumptionConfirm : .consumptionForm

@@ -101,6 +101,8 @@ public enum Overlay: Sendable, Equatable {
     case message
     /// The report of `:doctor`.
     case doctor
+    /// `:retention`'s screen of the Retention Messaging configuration.
+    case retention
     /// The confirmation of a Finish Transaction.
     case finishTransaction
     /// The answer to a refund request (Send Consumption Information), then its confirmation.

@@ -33,6 +33,7 @@ public enum ConsoleView {
         case .unresolvedWrite: UnresolvedWriteOverlay.render(state, theme, area, &buffer)
         case .message: MessageOverlay.render(state, theme, area, &buffer)
         case .doctor: DoctorOverlay.render(state, theme, area, &buffer)
+        case .retention: RetentionOverlay.render(state, theme, area, &buffer)
         case nil: break
         }
         for (index, toast) in state.toasts.reversed().enumerated() {

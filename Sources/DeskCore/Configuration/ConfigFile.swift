@@ -37,7 +37,7 @@ public struct ConfigFile: Sendable, Equatable {
 
     static let profileKeys: Set<String> = [
         "issuer_id", "key_id", "key_file", "bundle_id", "app_apple_id", "environment", "base_url", "root_certs", "read_only", "theme", "timeout", "store", "agent",
-        "refund_preference", "consumption_policy",
+        "refund_preference", "consumption_policy", "retention_locales",
         "advanced_commerce",
     ]
 
@@ -143,6 +143,16 @@ public struct ConfigFile: Sendable, Equatable {
         if let value = table["advanced_commerce"] {
             guard let flag = value.bool else { throw .invalidValue(source: where_("advanced_commerce"), detail: "must be true or false") }
             profile.advancedCommerce = flag
+        }
+        if let value = table["retention_locales"] {
+            let detail = "must be a list of locales, each a language and region joined by a hyphen, such as [\"en-US\", \"fr-FR\"]"
+            guard let array = value.array else { throw .invalidValue(source: where_("retention_locales"), detail: detail) }
+            for item in array {
+                guard let locale = item.string, RetentionLocale.isValid(locale) else {
+                    throw .invalidValue(source: where_("retention_locales"), detail: detail + "; \(item.string.map { "\"\($0)\" is not one" } ?? "found a value that is not a string")")
+                }
+                if !profile.retentionLocales.contains(locale) { profile.retentionLocales.append(locale) }
+            }
         }
         return profile
     }

@@ -37,6 +37,9 @@ public struct Profile: Sendable, Equatable {
     /// The app's account holder signed Apple's Advanced Commerce API addendum (`advanced_commerce`):
     /// the `advanced-commerce` commands are refused without it.
     public var advancedCommerce = false
+    /// The locales the console's `:retention` screen asks default messages in (`retention_locales`,
+    /// such as ["en-US", "fr-FR"]); empty: en-US.
+    public var retentionLocales: [String] = []
 
     /// `agent`, else the login name.
     public var agentName: String { agent ?? WriteContext.loginName }

@@ -60,6 +60,9 @@ enum ConsoleLauncher {
             bundleId: session.profile.bundleId ?? "-", readOnly: session.profile.readOnly, themeName: theme.name)
         state.now = Date()
         state.appRefundPreference = session.profile.refundPreference
+        if !session.profile.retentionLocales.isEmpty { state.retention.locales = session.profile.retentionLocales }
+        // The demo's products are known; a profile's come from what the console has on screen.
+        if isDemo { state.retention.catalogProducts = DemoCatalog.all.filter { $0.type == .autoRenewableSubscription }.map(\.productId) }
         if let consumptionPolicy {
             do {
                 state.refundPolicy = try ReceivingPolicy.load(consumptionPolicy)
