@@ -83,6 +83,15 @@ import Testing
     @Test func aCSVColumnInAndCSVRowsOut() async throws {
         let (server, flags) = try await server(rateLimits: false)
         let input = try file("name,transaction\n\"Doe, Jane\",\(Self.known)\n\"Roe \"\"R\"\"\",3000000000000003\n", "customers.csv")
+        // A row without an ID, a short row and a comment line of an export.
+        let gappy = try file("# exported after the outage\nname,transaction\nA,\(Self.known)\nB,\nShort row\n\nC,3000000000000004\n", "gappy.csv")
+        let gaps = try await run(["status", "--from", gappy, "--column", "transaction", "--format", "csv"] + flags)
+        let gapRows = gaps.stdout.split(separator: "\n").map(String.init)
+        #expect(gapRows.contains { $0.hasPrefix("4,,invalid,The row has no ID in column transaction.") }, "\(gapRows)")
+        #expect(gapRows.contains { $0.hasPrefix("5,,invalid,The row has 1 column; the IDs are in column transaction.") })
+        #expect(gapRows.last?.hasPrefix("7,3000000000000004,not-found,") == true)
+        #expect(gaps.stderr.contains("2 rows held no ID"))
+        #expect(gaps.status == 64)
         let result = try await run(["history", "--from", input, "--column", "TRANSACTION", "--format", "csv"] + flags)
         #expect(result.status == 2, "\(result.stderr)")
         let rows = result.stdout.split(separator: "\n").map(String.init)
@@ -126,6 +135,10 @@ import Testing
         let records = try records(try String(contentsOfFile: output, encoding: .utf8))
         #expect(records.map { $0["line"] as? Int } == Array(1...12))
         #expect(records.map { $0["id"] as? String } == ids)
+        // Resuming a finished run asks nothing and still fails as the file's records do.
+        let finished = try await run(["transaction", "--from", input, "--output", output, "--resume"] + flags)
+        #expect(finished.status == 2, "\(finished.stderr)")
+        #expect(finished.stderr.contains("Answers in the whole file: 0 ok, 12 not-found"))
         // Nothing is overwritten, and a file from other input is not continued.
         let again = try await run(["transaction", "--from", input, "--output", output] + flags)
         #expect(again.status == 64)
@@ -154,6 +167,39 @@ import Testing
         #expect(records.map { $0["line"] as? Int } == Array(1...records.count))
         #expect(records.allSatisfy { ($0["error"] as? [String: Any])?["outcome"] as? String == "not-found" }, "no ID's own request was cut short")
         await server.stop()
+    }
+
+    @Test func aReaderThatGoesAwayStopsTheRunWithoutACrash() async throws {
+        let (server, flags) = try await server()
+        let sandbox = flags.map { $0 == "Production" ? "Sandbox" : $0 }.map { $0.hasPrefix("http") ? $0 + "/sandbox" : $0 }
+        let input = try file((1...40).map { String(3_000_000_000_000_300 + $0) }.joined(separator: "\n") + "\n")
+        let (process, out, err) = CommandLineTests.process(["status", "--from", input] + sandbox)
+        try process.run()
+        // As `| head -1` does: read the first record, then close the pipe.
+        var first = Data()
+        while !first.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            first.append(chunk)
+        }
+        try out.fileHandleForReading.close()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(String(decoding: first, as: UTF8.self).hasPrefix("{\"error\""))
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 2)
+        #expect(String(decoding: stderr, as: UTF8.self).contains("Standard output was closed after"))
+        await server.stop()
+    }
+
+    @Test func anIDWithAStrayCommaIsStillOneID() async throws {
+        let input = try file("# after the outage\n\(Self.known),\n3000000000000005\n")
+        let result = try await run(["status", "--from", input, "--demo"])
+        let records = try records(result.stdout)
+        #expect(records.map { $0["id"] as? String } == [Self.known, "3000000000000005"])
+        let two = try await run(["status", "--from", try file("# after the outage\nname,id\nA,\(Self.known)\n"), "--demo"])
+        #expect(two.status == 64)
+        #expect(two.stderr.contains("has 2 comma-separated values") && two.stderr.contains("the first row is: name, id"))
     }
 
     @Test func optionsThatDoNotGoTogetherAreRefused() async throws {

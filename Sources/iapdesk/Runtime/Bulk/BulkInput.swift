@@ -7,6 +7,12 @@ struct BulkInput: Equatable {
         /// 1-based line of the file (for a CSV file, the line its row starts on).
         var line: Int
         var id: String
+        /// Why a CSV row holds no ID to ask for: it still gets a record saying so.
+        var problem: String?
+
+        init(line: Int, id: String, problem: String? = nil) {
+            (self.line, self.id, self.problem) = (line, id, problem)
+        }
     }
 
     var items: [Item]
@@ -26,11 +32,13 @@ struct BulkInput: Equatable {
         var items: [Item] = []
         var skipped = 0
         for row in rows {
-            if row.fields.count > 1 {
-                let header = rows.first { !$0.isBlank }?.fields.joined(separator: ", ") ?? ""
-                throw Failure(description: "\(source) line \(row.line) has \(row.fields.count) comma-separated fields: name the column of IDs with --column NAME or --column NUMBER (the first row is: \(header.prefix(120))).")
+            // An ID with a stray comma after it ("2000000400000044,") is still one ID.
+            let filled = row.fields.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            if filled.count > 1 {
+                let first = rows.first { !$0.isBlank && !$0.isComment }?.fields.joined(separator: ", ") ?? ""
+                throw Failure(description: "\(source) line \(row.line) has \(filled.count) comma-separated values: name the column of IDs with --column NAME or --column NUMBER (the first row is: \(first.prefix(120))).")
             }
-            let id = row.fields.first?.trimmingCharacters(in: .whitespaces) ?? ""
+            let id = filled.first?.trimmingCharacters(in: .whitespaces) ?? ""
             if id.isEmpty || id.hasPrefix("#") || (items.isEmpty && IDLike.isColumnName(id)) {
                 skipped += 1
                 continue
@@ -41,7 +49,10 @@ struct BulkInput: Equatable {
     }
 
     private static func fromColumn(_ column: String, rows: [CSVRows.Row], source: String) throws -> BulkInput {
-        guard let header = rows.first(where: { !$0.isBlank }) else { return BulkInput(items: [], skipped: 0) }
+        // Comment lines ("# exported after the outage") above or among the rows are not rows.
+        let commented = rows.filter(\.isComment).count
+        let rows = rows.filter { !$0.isComment }
+        guard let header = rows.first(where: { !$0.isBlank }) else { return BulkInput(items: [], skipped: commented) }
         let names = header.fields.map { $0.trimmingCharacters(in: .whitespaces) }
         let index: Int
         if let number = Int(column) {
@@ -55,13 +66,23 @@ struct BulkInput: Equatable {
             throw Failure(description: "--column \(column): \(source) has no such column; its header is: \(names.joined(separator: ", ")).")
         }
         var items: [Item] = []
-        var skipped = 0
+        var skipped = commented
         // A column named by number may have no header row: then a first cell that is an ID counts.
         let headerIsData = Int(column) != nil && IDLike.looksLikeID(names[index])
+        let name = headerIsData ? "column \(index + 1)" : "column \(names[index])"
         for row in rows where row.line > header.line || (headerIsData && row.line == header.line) {
-            let id = index < row.fields.count ? row.fields[index].trimmingCharacters(in: .whitespaces) : ""
-            if id.isEmpty {
+            if row.isBlank {
                 skipped += 1
+                continue
+            }
+            // A row of the export without an ID is a customer too: its record says why nothing was asked.
+            guard index < row.fields.count else {
+                items.append(Item(line: row.line, id: "", problem: "The row has \(row.fields.count) column\(row.fields.count == 1 ? "" : "s"); the IDs are in \(name)."))
+                continue
+            }
+            let id = row.fields[index].trimmingCharacters(in: .whitespaces)
+            guard !id.isEmpty else {
+                items.append(Item(line: row.line, id: "", problem: "The row has no ID in \(name)."))
                 continue
             }
             items.append(Item(line: row.line, id: id))
@@ -110,6 +131,9 @@ enum CSVRows {
         var fields: [String]
 
         var isBlank: Bool { fields.allSatisfy { $0.trimmingCharacters(in: .whitespaces).isEmpty } }
+
+        /// A line of its own starting with `#`.
+        var isComment: Bool { fields.count == 1 && fields[0].trimmingCharacters(in: .whitespaces).hasPrefix("#") }
     }
 
     static func parse(_ text: String) -> [Row] {

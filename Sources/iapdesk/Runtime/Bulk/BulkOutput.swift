@@ -2,6 +2,10 @@ import AppStoreServerAPI
 import ArgumentParser
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What a bulk run learned about one ID: the command's document, its failure, or both (a listing
 /// that stopped part-way is both).
 struct BulkAnswer: Sendable {
@@ -24,6 +28,11 @@ struct BulkAnswer: Sendable {
             } else {
                 self.init(message: String(describing: error), status: .failure)
             }
+        }
+
+        /// The status a CSV file's outcome word stands for (an earlier run's record read back).
+        static func status(outcome: String) -> ExitStatus {
+            ExitStatus.allCases.first { Failure(message: "", status: $0).outcome == outcome } ?? .failure
         }
 
         /// One word for a CSV cell and the progress line.
@@ -51,6 +60,21 @@ enum BulkFormat: String, CaseIterable {
     case jsonl, csv
 }
 
+/// What the records an earlier run wrote say: the input lines they hold and how each ended.
+struct EarlierRecords {
+    var lines: Set<Int> = []
+    var ok = 0
+    var failed: [String: Int] = [:]
+    var firstFailure: ExitStatus?
+
+    mutating func add(line: Int, failure: ExitStatus?) {
+        guard lines.insert(line).inserted else { return }
+        guard let failure else { return ok += 1 }
+        failed[BulkAnswer.Failure(message: "", status: failure).outcome, default: 0] += 1
+        if failure != .notFound, firstFailure == nil { firstFailure = failure }
+    }
+}
+
 /// Writes one record per input line, in input order, to standard output or a file; reads back a
 /// file it wrote before, so `--resume` knows which lines are done and asks Apple only for the rest.
 final class BulkOutput {
@@ -58,6 +82,10 @@ final class BulkOutput {
     let columns: [String]
     private let handle: FileHandle
     private let path: String?
+    /// Set once a write failed: standard output closed (`| head`), or the file could not be written.
+    private(set) var closed = false
+    /// Why a write to the file failed (nil for a closed pipe, which is the reader's choice).
+    private(set) var writeFailure: String?
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -73,11 +101,11 @@ final class BulkOutput {
     /// run of the same input, giving the input lines it already holds. A file is never overwritten.
     static func open(
         path: String?, format: BulkFormat, columns: [String], resume: Bool, input: BulkInput
-    ) throws -> (output: BulkOutput, done: Set<Int>) {
+    ) throws -> (output: BulkOutput, done: EarlierRecords) {
         guard let path, path != "-" else {
             let output = BulkOutput(format: format, columns: columns, handle: .standardOutput, path: nil)
             if format == .csv { output.write(CSVRows.line(output.header) + "\n") }
-            return (output, [])
+            return (output, EarlierRecords())
         }
         let manager = FileManager.default
         let existing = manager.contents(atPath: path)
@@ -93,7 +121,7 @@ final class BulkOutput {
             throw Failure(description: "--output \(path) cannot be written.")
         }
         let output = BulkOutput(format: format, columns: columns, handle: handle, path: path)
-        var done: Set<Int> = []
+        var done = EarlierRecords()
         if let existing, !existing.isEmpty {
             // A run stopped mid-write leaves part of a line: it is dropped and asked again.
             let whole = existing.lastIndex(of: UInt8(ascii: "\n")).map { existing.startIndex...$0 }.map { existing[$0] } ?? Data()
@@ -101,7 +129,7 @@ final class BulkOutput {
             done = try output.linesDone(in: String(decoding: whole, as: UTF8.self), input: input)
         }
         try handle.seekToEnd()
-        if format == .csv && done.isEmpty && (existing?.isEmpty ?? true) {
+        if format == .csv && done.lines.isEmpty && (existing?.isEmpty ?? true) {
             output.write(CSVRows.line(output.header) + "\n")
         }
         return (output, done)
@@ -109,17 +137,17 @@ final class BulkOutput {
 
     /// The input lines a file written by an earlier run holds, after checking it was written from
     /// this input in this format.
-    private func linesDone(in text: String, input: BulkInput) throws -> Set<Int> {
+    private func linesDone(in text: String, input: BulkInput) throws -> EarlierRecords {
         let ids = Dictionary(input.items.map { ($0.line, $0.id) }, uniquingKeysWith: { first, _ in first })
-        var done: Set<Int> = []
-        func check(_ line: Int, _ id: String, at row: Int) throws {
+        var done = EarlierRecords()
+        func check(_ line: Int, _ id: String, at row: Int, failure: ExitStatus?) throws {
             guard let expected = ids[line] else {
                 throw Failure(description: "--output \(path ?? "") line \(row) is for input line \(line), which holds no ID now: the input changed since that run. Choose another --output, or drop --resume to start over in a new file.")
             }
             guard expected == id else {
                 throw Failure(description: "--output \(path ?? "") line \(row) says input line \(line) is \(id), but it is \(expected) now: the file was written from other input. Choose another --output for this input.")
             }
-            done.insert(line)
+            done.add(line: line, failure: failure)
         }
         switch format {
         case .jsonl:
@@ -129,19 +157,22 @@ final class BulkOutput {
                 else {
                     throw Failure(description: "--output \(path ?? "") line \(offset + 1) is not a record of a bulk run in JSON lines (was it written as CSV? then add --format csv).")
                 }
-                try check(number, id, at: offset + 1)
+                let exit = (object["error"] as? [String: Any])?["exit"] as? Int
+                let failure = (object["ok"] as? Bool) == true ? nil : ExitStatus(rawValue: Int32(exit ?? 1)) ?? .failure
+                try check(number, id, at: offset + 1, failure: failure)
             }
         case .csv:
             let rows = CSVRows.parse(text).filter { !$0.isBlank }
-            guard let first = rows.first else { return [] }
+            guard let first = rows.first else { return done }
             guard first.fields == header else {
                 throw Failure(description: "--output \(path ?? "") does not start with this command's CSV header (\(header.prefix(4).joined(separator: ",")),…): it was written by another command or as JSON lines.")
             }
             for row in rows.dropFirst() {
-                guard row.fields.count >= 2, let number = Int(row.fields[0]) else {
+                guard row.fields.count >= 3, let number = Int(row.fields[0]) else {
                     throw Failure(description: "--output \(path ?? "") line \(row.line) is not a record of a bulk run.")
                 }
-                try check(number, row.fields[1], at: row.line)
+                let outcome = row.fields[2]
+                try check(number, row.fields[1], at: row.line, failure: outcome == "ok" ? nil : BulkAnswer.Failure.status(outcome: outcome))
             }
         }
         return done
@@ -185,8 +216,21 @@ final class BulkOutput {
         return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 
+    /// Writes all of `text`, or marks the output closed: a reader gone (`| head`) ends the run
+    /// quietly, any other failure (a full disk) is said.
     private func write(_ text: String) {
-        handle.write(Data(text.utf8))
+        guard !closed else { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno != EPIPE { writeFailure = "\(path ?? "standard output") could not be written: \(String(cString: strerror(errno)))" }
+                closed = true
+                return
+            }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     func close() {

@@ -38,7 +38,7 @@ struct BulkRun {
                 let skipped = input.skipped > 0 ? " (\(input.skipped) line\(input.skipped == 1 ? "" : "s") skipped: blank, # comments or a header)" : ""
                 throw CLIError("\(from == "-" ? "Standard input" : from) holds no IDs\(skipped).", hint: "One ID per line, or a CSV file with --column NAME.", status: .usage)
             }
-            let opened: (output: BulkOutput, done: Set<Int>)
+            let opened: (output: BulkOutput, done: EarlierRecords)
             do {
                 opened = try BulkOutput.open(
                     path: options.output, format: options.bulkFormat, columns: columns, resume: options.resume, input: input)
@@ -47,16 +47,17 @@ struct BulkRun {
             }
             let output = opened.output
             defer { output.close() }
-            let pending = input.items.filter { !opened.done.contains($0.line) }
+            let pending = input.items.filter { !opened.done.lines.contains($0.line) }
             let session = try await Session.open(global)
             let limiter = RequestRateLimiter(pacedShare: Double(options.rateShare) / 100)
             let report: BulkReport
             do {
-                let endpoint = self.endpoint(pending.first?.id ?? "")
-                report = await work(pending, endpoint: endpoint, session: session.limited(by: limiter), limiter: limiter, output: output)
+                let endpoint = self.endpoint(pending.first { $0.problem == nil }?.id ?? "")
+                report = await work(
+                    pending, endpoint: endpoint, session: session.limited(by: limiter), limiter: limiter, output: output, earlier: opened.done)
             }
             await session.close()
-            report.summary(input: input, alreadyDone: opened.done.count, source: from, output: options.output, session: session, global: global)
+            report.summary(input: input, source: from, output: options.output, session: session, global: global)
             if let status = report.exitStatus { throw ExitCode(status) }
         }
     }
@@ -64,10 +65,12 @@ struct BulkRun {
     /// Asks for each distinct ID once (a line repeating an ID gets the same answer), at most a
     /// second's worth of requests in flight, and writes each line's record as soon as every line
     /// before it has one.
-    private func work(_ items: [BulkInput.Item], endpoint: String, session: Session, limiter: RequestRateLimiter, output: BulkOutput) async -> BulkReport {
+    private func work(
+        _ items: [BulkInput.Item], endpoint: String, session: Session, limiter: RequestRateLimiter, output: BulkOutput, earlier: EarlierRecords
+    ) async -> BulkReport {
         var distinct: [String] = []
         var slot: [String: Int] = [:]
-        for item in items where slot[item.id] == nil {
+        for item in items where item.problem == nil && slot[item.id] == nil {
             slot[item.id] = distinct.count
             distinct.append(item.id)
         }
@@ -87,11 +90,30 @@ struct BulkRun {
         var answers: [Int: BulkAnswer] = [:]
         var written = 0
         var fatal: BulkAnswer.Failure?
+        let rowsWithoutID = BulkTally(total: 0)
+        // Each line's record as soon as every line before it has one; a row without an ID has its record at once.
+        func flush() {
+            while written < items.count {
+                let item = items[written]
+                let answer: BulkAnswer
+                if let problem = item.problem {
+                    answer = BulkAnswer(failure: BulkAnswer.Failure(message: problem, status: .usage))
+                    rowsWithoutID.add(answer)
+                } else if let done = answers[slot[item.id]!] {
+                    answer = done
+                } else {
+                    return
+                }
+                output.write(item, answer)
+                written += 1
+            }
+        }
+        flush()
         await withTaskGroup(of: (Int, BulkAnswer).self) { group in
             var next = 0
             var inFlight = 0
             while true {
-                while inFlight < inFlightCap, next < distinct.count, fatal == nil, !stop.withLock({ $0 }) {
+                while inFlight < inFlightCap, next < distinct.count, fatal == nil, !output.closed, !stop.withLock({ $0 }) {
                     let (index, id) = (next, distinct[next])
                     group.addTask {
                         let capture = DocumentCapture()
@@ -116,15 +138,13 @@ struct BulkRun {
                 tally.add(answer)
                 // A refused token or a broken profile fails every ID alike: stop instead of asking the rest.
                 if let failure = answer.failure, [.unauthorized, .configuration].contains(failure.status) { fatal = failure }
-                while written < items.count, let done = answers[slot[items[written].id]!] {
-                    output.write(items[written], done)
-                    written += 1
-                }
+                flush()
             }
         }
         progress.finish()
         return BulkReport(
-            tally: tally.snapshot, written: written, pendingLines: items.count, stopped: stop.withLock { $0 }, fatal: fatal,
+            tally: tally.snapshot, rowsWithoutID: rowsWithoutID.snapshot, earlier: earlier, written: written, pendingLines: items.count,
+            stopped: stop.withLock { $0 }, outputClosed: output.closed, writeFailure: output.writeFailure, fatal: fatal,
             rateLimited: limiter.rateLimitedAnswers, limit: limit, pace: pace, endpoint: endpoint, command: command)
     }
 }
@@ -167,9 +187,16 @@ final class BulkTally: Sendable {
 /// What a bulk run did, said on standard error at the end, and its exit code.
 struct BulkReport {
     let tally: BulkTally.Counts
+    /// CSV rows that held no ID: each has a record saying so, none was asked.
+    let rowsWithoutID: BulkTally.Counts
+    /// What the output held from an earlier run (`--resume`).
+    let earlier: EarlierRecords
     let written: Int
     let pendingLines: Int
     let stopped: Bool
+    /// Standard output was closed by its reader (`| head`), or the file could not be written.
+    let outputClosed: Bool
+    let writeFailure: String?
     let fatal: BulkAnswer.Failure?
     let rateLimited: Int
     let limit: Int
@@ -179,25 +206,43 @@ struct BulkReport {
 
     static func rate(_ value: Double) -> String { String(format: value < 10 ? "%.1f" : "%.0f", value) }
 
-    /// nil when every ID was answered; 2 when the only failures are IDs Apple does not know;
-    /// otherwise the first other failure's code, or 130 after Ctrl-C.
+    /// Failures by kind over the whole output: this run's answers, rows without an ID, and the
+    /// records an earlier run left in the file.
+    var failedByKind: [String: Int] {
+        tally.failed.merging(rowsWithoutID.failed, uniquingKeysWith: +).merging(earlier.failed, uniquingKeysWith: +)
+    }
+
+    /// nil when every line of the output is answered; 2 when the only failures are IDs Apple does
+    /// not know; otherwise the first other failure's code, 130 after Ctrl-C, 1 when the file could
+    /// not be written. A resumed run counts the records it found as well as its own.
     var exitStatus: ExitStatus? {
         if let fatal { return fatal.status }
-        if stopped && written < pendingLines { return .interrupted }
-        if let first = tally.firstFailure { return first }
-        if tally.failed["not-found", default: 0] > 0 { return .notFound }
+        if writeFailure != nil { return .failure }
+        if stopped && !outputClosed && written < pendingLines { return .interrupted }
+        if let first = tally.firstFailure ?? rowsWithoutID.firstFailure ?? earlier.firstFailure { return first }
+        if failedByKind["not-found", default: 0] > 0 { return .notFound }
         return nil
     }
 
-    func summary(input: BulkInput, alreadyDone: Int, source: String, output: String?, session: Session, global: GlobalOptions) {
+    func summary(input: BulkInput, source: String, output: String?, session: Session, global: GlobalOptions) {
         var lines: [String] = []
         let skipped = input.skipped > 0 ? " (\(input.skipped) skipped: blank, # comments or a header)" : ""
-        let earlier = alreadyDone > 0 ? ", \(alreadyDone) already in \(output ?? "the output") from an earlier run" : ""
-        lines.append("\(command): \(input.items.count) line\(input.items.count == 1 ? "" : "s") from \(source == "-" ? "standard input" : source)\(skipped)\(earlier); \(tally.answered) distinct ID\(tally.answered == 1 ? "" : "s") in \(session.environmentLabel).")
-        let failed = tally.failed.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-        lines.append("Answers: \(tally.answered - tally.failed.values.reduce(0, +)) ok\(failed.isEmpty ? "" : ", " + failed.joined(separator: ", ")); \(rateLimited) answered 429 (\(endpoint): \(limit) per second, paced at \(Self.rate(pace)) per second).")
+        let before = earlier.lines.count
+        let earlierText = before > 0 ? ", \(before) already in \(output ?? "the output") from an earlier run" : ""
+        lines.append("\(command): \(input.items.count) line\(input.items.count == 1 ? "" : "s") from \(source == "-" ? "standard input" : source)\(skipped)\(earlierText); \(tally.answered) distinct ID\(tally.answered == 1 ? "" : "s") asked in \(session.environmentLabel).")
+        let failed = failedByKind.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        let ok = tally.answered - tally.failed.values.reduce(0, +) + earlier.ok
+        let scope = before > 0 ? "Answers in the whole file" : "Answers"
+        lines.append("\(scope): \(ok) ok\(failed.isEmpty ? "" : ", " + failed.joined(separator: ", ")); \(rateLimited) answered 429 (\(endpoint): \(limit) per second, paced at \(Self.rate(pace)) per second).")
+        if rowsWithoutID.answered > 0 {
+            lines.append("\(rowsWithoutID.answered) row\(rowsWithoutID.answered == 1 ? "" : "s") held no ID: each has a record saying so (outcome invalid).")
+        }
         if let fatal {
             lines.append("Stopped at the first answer that fails every ID alike: \(fatal.message)")
+        } else if let writeFailure {
+            lines.append("Stopped after \(written) of \(pendingLines) lines: \(writeFailure).")
+        } else if outputClosed && written < pendingLines {
+            lines.append("Standard output was closed after \(written) of \(pendingLines) lines: stopped asking.")
         } else if stopped && written < pendingLines {
             let resume = output.map { "run the same command with --resume to ask for the \(pendingLines - written) left (\($0) holds the answers so far)" }
                 ?? "next time add --output FILE, and --resume then continues where it stopped"
