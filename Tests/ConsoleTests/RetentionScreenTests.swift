@@ -82,10 +82,12 @@ import Testing
         harness.state.screenHeight = 24
         harness.send(.pageDown)
         let bottom = harness.screen(width: 80, height: 24)
-        #expect(bottom.contains("com.iapdesk.demo.news.weekly      en-US  none"))
-        #expect(bottom.contains("lines 3-22 of 22"))
+        // 18 lines and one per subscription product the demo sells; 20 fit at 80x24.
+        let total = 18 + Self.subscriptions.count
+        #expect(bottom.contains("\(Self.subscriptions.last ?? "")".padding(toLength: 34, withPad: " ", startingAt: 0) + "en-US  none"))
+        #expect(bottom.contains("lines \(total - 19)-\(total) of \(total)"))
         harness.send(.down)
-        #expect(harness.state.retention.scroll == 2)
+        #expect(harness.state.retention.scroll == total - 20)
         #expect(harness.state.toasts.last?.text == "This is the end.")
         await harness.stop()
     }
