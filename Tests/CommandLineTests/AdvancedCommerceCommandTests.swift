@@ -87,16 +87,18 @@ import Testing
         let command = ["advanced-commerce", "change-price", Self.studio, "--price", "STUDIO_BASE_1M=10.99", "--yes"] + flags
         let first = try await cli.run(command, environment: environment)
         #expect(first.status == 5, "\(first.stderr)")
-        #expect(first.stderr.contains("may have been applied"))
+        #expect(first.stderr.contains("The Advanced Commerce change-price of transaction \(Self.studio) may have been applied: "))
         let rerun = try await cli.run(command, environment: environment)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.contains("re-sending it with the same request identifier"))
-        #expect(rerun.stdout.contains("Already applied"))
+        #expect(rerun.stdout.hasPrefix("Already applied: the earlier run's change-price of transaction \(Self.studio) reached Apple"))
         #expect(rerun.stdout.contains("RepeatedRequestReferenceIdError, 4000097"))
         let audit = try await cli.run(["audit", "--json"], environment: environment)
         let writes = try #require((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
         #expect(writes.count == 1)
-        #expect((writes.first?["state"] as? String)?.hasPrefix("resolved by hand: applied by the earlier run") == true)
+        // Settled by the re-run's answer, not by anyone's hand.
+        #expect((writes.first?["state"] as? String)?.hasPrefix("applied (by the earlier run; Apple answered RepeatedRequestReferenceIdError 4000097") == true)
+        #expect(writes.first?["resolved"] as? Bool == true)
         // One price change reached the demo: one PRICE_CHANGE notification.
         let verifier = try server.makeVerifier()
         var changes = 0
@@ -106,5 +108,32 @@ import Testing
             if decoded.notification.payload?.notificationType == .priceChange { changes += 1 }
         }
         #expect(changes == 1)
+    }
+
+    @Test func aRerunSaysTheEarlierRunAppliedItEvenWhenTheReadAfterFails() async throws {
+        // Every success answer is cut short: the cancel's and, on the re-run, the read after it.
+        var faults = DemoFaults()
+        faults.truncatedEvery = 1
+        let (server, flags) = try await FaultCommandTests().server(faults)
+        defer { Task { await server.stop() } }
+        let temporary = FileManager.default.temporaryDirectory.path
+        let environment = [
+            "XDG_CONFIG_HOME": try profileFolder(advancedCommerce: true), "IAPDESK_PROFILE": "support",
+            "XDG_DATA_HOME": "\(temporary)/iapdesk-ac-data-\(UUID().uuidString)", "XDG_STATE_HOME": "\(temporary)/iapdesk-ac-state-\(UUID().uuidString)",
+        ]
+        let command = ["advanced-commerce", "cancel", Self.studio, "--yes"] + flags
+        let first = try await cli.run(command, environment: environment)
+        #expect(first.status == 5, "\(first.stderr)")
+        #expect(first.stderr.contains("The Advanced Commerce cancel of transaction \(Self.studio) may have been applied: "))
+        let rerun = try await cli.run(command, environment: environment)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stdout.hasPrefix("Already applied: the earlier run's cancel of transaction \(Self.studio) reached Apple"))
+        #expect(rerun.stderr.contains("note: the cancel is applied, but reading the transaction afterwards failed: Get Transaction Info"))
+        #expect(rerun.stderr.contains("Read it with `iapdesk transaction \(Self.studio)`."))
+        #expect(!rerun.stderr.contains("error:"))
+        let json = try await cli.run(["audit", "--json"], environment: environment)
+        let writes = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
+        #expect(writes.first?["resolved"] as? Bool == true)
+        #expect((writes.first?["state"] as? String)?.hasPrefix("applied (by the earlier run") == true)
     }
 }

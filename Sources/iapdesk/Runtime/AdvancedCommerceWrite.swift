@@ -31,6 +31,7 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
             kind: .advancedCommerce, subject: "\(action) of transaction \(transactionId)",
             endpoint: { identifier in endpoint(transactionId, body(identifier)) }, givenIdentifier: requestId, identifierIsSent: true)
         write.appliedEarlierCodes = [.repeatedRequestReferenceId]
+        write.title = "Advanced Commerce \(action) of transaction \(transactionId)"
         let answer: VerifiedAdvancedCommerceAnswer
         do {
             let (response, identifier) = try await write.run(session: session, yes: yes)
@@ -38,17 +39,38 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
             printer.emit(AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: identifier, answer: answer))
             printer.text(done(answer) + " Request \(identifier).\n")
         } catch let earlier as WriteAppliedEarlier {
-            // The earlier run's request reached Apple: what it did is read back, not sent again.
-            let signed = try await session.client.getTransactionInfo(transactionId: transactionId).signedTransactionInfo
-            answer = await session.verification.advancedCommerce(AdvancedCommerceActionResponse(signedTransactionInfo: signed))
-            var output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: answer)
-            output.appliedEarlier = true
-            printer.emit(output)
-            printer.text(
-                "Already applied: Apple has request \(earlier.requestIdentifier) from the earlier run (it answered \(earlier.code.name), \(earlier.code.rawValue), to the same request again); nothing was applied twice. The transaction as Apple has it now:\n")
+            guard let read = await readAfterAppliedEarlier(earlier, session: session, printer: printer) else { return }
+            answer = read
         }
         printer.text(Self.fields(answer).render())
         try requireVerified([answer.transaction?.status, answer.renewal?.status].compactMap { $0 })
+    }
+
+    /// The earlier run's request reached Apple: said first, then the transaction is read back (not
+    /// sent again). A read that fails is said with how to read it later; the write stays a success
+    /// (nil: nothing more to print).
+    private func readAfterAppliedEarlier(_ earlier: WriteAppliedEarlier, session: Session, printer: Printer) async -> VerifiedAdvancedCommerceAnswer? {
+        printer.text(
+            "Already applied: the earlier run's \(action) of transaction \(transactionId) reached Apple (request \(earlier.requestIdentifier)). Apple answered \(earlier.code.name), \(earlier.code.rawValue), to the same request again; nothing was applied twice.")
+        var output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: nil)
+        output.appliedEarlier = true
+        do {
+            let signed = try await session.client.getTransactionInfo(transactionId: transactionId).signedTransactionInfo
+            let answer = await session.verification.advancedCommerce(AdvancedCommerceActionResponse(signedTransactionInfo: signed))
+            output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: answer)
+            output.appliedEarlier = true
+            printer.emit(output)
+            printer.text("The transaction as Apple has it now:")
+            return answer
+        } catch {
+            var summary = error.summary
+            while summary.hasSuffix(".") { summary.removeLast() }
+            let problem = "reading the transaction afterwards failed: \(summary)."
+            output.readProblem = problem
+            printer.emit(output)
+            StandardStreams.error("note: the \(action) is applied, but \(problem) Read it with `iapdesk transaction \(transactionId)`.\n")
+            return nil
+        }
     }
 
     /// Only apps under Apple's Advanced Commerce API addendum may call it: the profile says so.
@@ -85,14 +107,17 @@ struct AdvancedCommerceOutput: Encodable {
     var verified: Bool
     /// A re-run found the earlier run's request applied at Apple: `transaction` is read back.
     var appliedEarlier: Bool?
+    /// Why `transaction` is missing: the read after an earlier run's applied request failed.
+    var readProblem: String?
     var transaction: TransactionRecord?
     var renewalInfo: RenewalRecord?
 
-    init(action: String, transactionId: String, requestReferenceId: String, answer: VerifiedAdvancedCommerceAnswer) {
+    /// `answer` nil: nothing was read back (see `readProblem`); `verified` then says nothing failed.
+    init(action: String, transactionId: String, requestReferenceId: String, answer: VerifiedAdvancedCommerceAnswer?) {
         (self.action, self.transactionId, self.requestReferenceId) = (action, transactionId, requestReferenceId)
-        verified = answer.isVerified
-        transaction = answer.transaction.map(TransactionRecord.init)
-        renewalInfo = answer.renewal.map(RenewalRecord.init)
+        verified = answer?.isVerified ?? true
+        transaction = answer?.transaction.map(TransactionRecord.init)
+        renewalInfo = answer?.renewal.map(RenewalRecord.init)
     }
 }
 
