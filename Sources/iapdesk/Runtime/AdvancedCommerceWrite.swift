@@ -28,7 +28,7 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
                 hint: "Apple would refuse it with the error named; nothing was sent.", status: .usage)
         }
         var write = CommandLineWrite(
-            kind: .advancedCommerce, subject: "\(action) of transaction \(transactionId)",
+            kind: .advancedCommerce, subject: "transaction \(transactionId)",
             endpoint: { identifier in endpoint(transactionId, body(identifier)) }, givenIdentifier: requestId, identifierIsSent: true)
         write.appliedEarlierCodes = [.repeatedRequestReferenceId]
         write.title = "Advanced Commerce \(action) of transaction \(transactionId)"
@@ -132,21 +132,35 @@ enum AdvancedCommerceArguments {
         return text.lowercased()
     }
 
-    /// "9.99" (in the currency) as milliunits, 9990; at most three decimals.
-    static func milliunits(_ text: String, _ option: String) throws -> Int64 {
+    /// "9.99" (in the currency) as milliunits, 9990; at most three decimals. `prefix` is what was
+    /// typed before the amount ("--price BASE="), so a problem names the argument as it was typed.
+    static func milliunits(_ text: String, after prefix: String) throws -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let negative = trimmed.hasPrefix("-")
         let digits = negative ? String(trimmed.dropFirst()) : trimmed
         let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let whole = Int64(parts[0]), parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              parts.count == 1 || (1...3).contains(parts[1].count), whole < 1_000_000_000
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts.count == 1 || (1...3).contains(parts[1].count)
         else {
-            throw CLIError("\(option) \(text) is not an amount such as 9.99 (in the currency; at most three decimals).", status: .usage)
+            throw CLIError("\(prefix)\(text) is not an amount such as 9.99 (in the currency; at most three decimals).", status: .usage)
+        }
+        // Nine digits before the point keep every amount, in milliunits, far inside what Apple's fields hold.
+        guard parts[0].drop(while: { $0 == "0" }).count <= 9, let whole = Int64(parts[0]) else {
+            throw CLIError("\(prefix)\(text) is too large: an amount is at most 999999999.999 in the currency.", status: .usage)
         }
         var fraction: Int64 = 0
         if parts.count == 2 { fraction = Int64(parts[1].padding(toLength: 3, withPad: "0", startingAt: 0))! }
         let value = whole * 1000 + fraction
         return negative ? -value : value
+    }
+
+    /// SIMULATE_REFUND_DECLINE is Sandbox only (Apple answers 4000158 before it looks the ID up): a
+    /// Sandbox purchase sent to Production is named as such, nothing sent.
+    static func requireSandbox(for reason: AdvancedCommerceRefundReason, _ transactionId: String, session: Session) throws {
+        guard reason == .simulateRefundDecline, session.environment != .sandbox else { return }
+        throw CLIError(
+            "Not sent: simulate-refund-decline is for Sandbox purchases only (Apple would answer SimulateRefundDeclineOnlyInSandboxError 4000158), and this profile sends to \(session.environmentLabel).",
+            hint: "If \(transactionId) is a Sandbox purchase, add --environment sandbox; for a Production purchase use a real --reason.", status: .usage)
     }
 
     /// A value of one of Apple's string enums, typed as Apple writes it or in lower case with hyphens.
