@@ -10,6 +10,7 @@ import Testing
 @Suite(.serialized) struct AdvancedCommerceCommandTests {
     let cli = CommandLineTests()
     static let studio = "2000000400028635"
+    static let courses = "2000000400028762"
 
     /// A config folder with one profile pointing at a port nothing listens on: a request that left
     /// would end in a transport failure (exit 5), so another exit proves nothing was sent.
@@ -62,6 +63,9 @@ import Testing
         let writes = try #require((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
         #expect(writes.count == 1)
         #expect(writes.first?["write"] as? String == "advanced-commerce")
+        #expect(writes.first?["action"] as? String == "advanced-commerce cancel")
+        let table = try await cli.run(["audit", "--customer", Self.studio, "--demo"], environment: state.merging(["COLUMNS": "200"]) { $1 })
+        #expect(table.stdout.contains("advanced-commerce cancel"), "\(table.stdout)")
         #expect(writes.first?["requestIdentifier"] as? String == reference)
         #expect(writes.first?["state"] as? String == "applied")
         // Ordinary subscriptions are refused as Apple refuses them.
@@ -87,16 +91,18 @@ import Testing
         let command = ["advanced-commerce", "change-price", Self.studio, "--price", "STUDIO_BASE_1M=10.99", "--yes"] + flags
         let first = try await cli.run(command, environment: environment)
         #expect(first.status == 5, "\(first.stderr)")
-        #expect(first.stderr.contains("may have been applied"))
+        #expect(first.stderr.contains("The Advanced Commerce change-price of transaction \(Self.studio) may have been applied: "))
         let rerun = try await cli.run(command, environment: environment)
         #expect(rerun.status == 0, "\(rerun.stderr)")
         #expect(rerun.stderr.contains("re-sending it with the same request identifier"))
-        #expect(rerun.stdout.contains("Already applied"))
+        #expect(rerun.stdout.hasPrefix("Already applied: the earlier run's change-price of transaction \(Self.studio) reached Apple"))
         #expect(rerun.stdout.contains("RepeatedRequestReferenceIdError, 4000097"))
         let audit = try await cli.run(["audit", "--json"], environment: environment)
         let writes = try #require((try JSONSerialization.jsonObject(with: Data(audit.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
         #expect(writes.count == 1)
-        #expect((writes.first?["state"] as? String)?.hasPrefix("resolved by hand: applied by the earlier run") == true)
+        // Settled by the re-run's answer, not by anyone's hand.
+        #expect((writes.first?["state"] as? String)?.hasPrefix("applied (by the earlier run; Apple answered RepeatedRequestReferenceIdError 4000097") == true)
+        #expect(writes.first?["resolved"] as? Bool == true)
         // One price change reached the demo: one PRICE_CHANGE notification.
         let verifier = try server.makeVerifier()
         var changes = 0
@@ -106,5 +112,65 @@ import Testing
             if decoded.notification.payload?.notificationType == .priceChange { changes += 1 }
         }
         #expect(changes == 1)
+    }
+
+    @Test func aRerunSaysTheEarlierRunAppliedItEvenWhenTheReadAfterFails() async throws {
+        // Every success answer is cut short: the revoke's and, on the re-run, the read after it.
+        var faults = DemoFaults()
+        faults.truncatedEvery = 1
+        let (server, flags) = try await FaultCommandTests().server(faults)
+        defer { Task { await server.stop() } }
+        let temporary = FileManager.default.temporaryDirectory.path
+        let environment = [
+            "XDG_CONFIG_HOME": try profileFolder(advancedCommerce: true), "IAPDESK_PROFILE": "support",
+            "XDG_DATA_HOME": "\(temporary)/iapdesk-ac-data-\(UUID().uuidString)", "XDG_STATE_HOME": "\(temporary)/iapdesk-ac-state-\(UUID().uuidString)",
+        ]
+        let command = ["advanced-commerce", "revoke", Self.studio, "--reason", "other", "--refund-type", "full", "--yes"] + flags
+        let first = try await cli.run(command, environment: environment)
+        #expect(first.status == 5, "\(first.stderr)")
+        #expect(first.stderr.contains("The Advanced Commerce revoke of transaction \(Self.studio) may have been applied: "))
+        let rerun = try await cli.run(command, environment: environment)
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(rerun.stdout.hasPrefix("Already applied: the earlier run's revoke of transaction \(Self.studio) reached Apple"))
+        #expect(rerun.stderr.contains("note: the revoke is applied, but reading the transaction afterwards failed: Get Transaction Info"))
+        #expect(rerun.stderr.contains("Read it with `iapdesk transaction \(Self.studio)`."))
+        #expect(!rerun.stderr.contains("error:"))
+        let json = try await cli.run(["audit", "--json"], environment: environment)
+        let writes = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["writes"] as? [[String: Any]])
+        #expect(writes.first?["resolved"] as? Bool == true)
+        #expect((writes.first?["state"] as? String)?.hasPrefix("applied (by the earlier run") == true)
+    }
+
+    @Test func argumentsAndApplesAnswersAreSaidPlainly() async throws {
+        let state = ["XDG_STATE_HOME": FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-ac-state-\(UUID().uuidString)").path]
+        func run(_ arguments: [String]) async throws -> CommandLineTests.Run {
+            try await cli.run(["advanced-commerce"] + arguments + ["--demo", "--yes"], environment: state)
+        }
+        // An amount is named as it was typed, and one too large is said to be too large.
+        let large = try await run(["change-price", Self.studio, "--price", "STUDIO_STORAGE_1TB=99999999999"])
+        #expect(large.status == 64)
+        #expect(large.stderr.contains("--price STUDIO_STORAGE_1TB=99999999999 is too large"), "\(large.stderr)")
+        let word = try await run(["change-price", Self.studio, "--price", "STUDIO_STORAGE_1TB=abc"])
+        #expect(word.stderr.contains("--price STUDIO_STORAGE_1TB=abc is not an amount such as 9.99"), "\(word.stderr)")
+        // simulate-refund-decline outside Sandbox is refused here, saying how to send it to Sandbox.
+        let decline = try await run(["refund", Self.courses, "--item", "COURSE_SWIFT_101=full", "--reason", "simulate-refund-decline"])
+        #expect(decline.status == 64)
+        #expect(decline.stderr.contains("simulate-refund-decline is for Sandbox purchases only"))
+        #expect(decline.stderr.contains("add --environment sandbox"))
+        // A price change of a subscription that will not renew says so.
+        #expect(try await run(["cancel", Self.studio]).status == 0)
+        let priced = try await run(["change-price", Self.studio, "--price", "STUDIO_BASE_1M=10.99"])
+        #expect(priced.status == 0, "\(priced.stderr)")
+        #expect(priced.stdout.contains("the subscription will not renew (auto-renew is off)"), "\(priced.stdout)")
+        // A revoke for a legal reason is listed by that reason, not as an accidental purchase.
+        #expect(try await run(["revoke", Self.studio, "--reason", "legal", "--refund-type", "full"]).status == 0)
+        let refunds = try await cli.run(["refunds", Self.studio, "--demo"], environment: state.merging(["COLUMNS": "250"]) { $1 })
+        #expect(refunds.stdout.contains("Legal (Advanced Commerce refund reason)"), "\(refunds.stdout)")
+        #expect(!refunds.stdout.contains("accidental purchase"))
+        // An item refunded twice: the hint names what lists item refunds.
+        #expect(try await run(["refund", Self.courses, "--item", "COURSE_SWIFT_101=full", "--reason", "other"]).status == 0)
+        let twice = try await run(["refund", Self.courses, "--item", "COURSE_SWIFT_101=full", "--reason", "other"])
+        #expect(twice.stderr.contains("AlreadyRefundedError"))
+        #expect(twice.stderr.contains("See what was refunded with iapdesk transaction ID"), "\(twice.stderr)")
     }
 }

@@ -42,11 +42,10 @@ import Testing
         #expect(transaction.advancedCommerceInfo?.items?.map(\.sku) == ["STUDIO_BASE_1M", "STUDIO_STORAGE_1TB"])
         #expect(renewal?.autoRenewStatus == .off)
         #expect(await nextPublished(&activity) == "DID_CHANGE_RENEWAL_STATUS")
-        // The same requestReferenceId again is refused, and changes nothing.
-        let repeated = await apiError {
-            try await client.cancelAdvancedCommerceSubscription(transactionId: studio, request: .init(requestInfo: info))
-        }
-        #expect(repeated?.code == 4_000_097)
+        // Apple's cancel page lists no RepeatedRequestReferenceIdError: the same cancel again is
+        // answered with the state, and sends no second notification (the next one is the revoke's).
+        let repeated = try await client.cancelAdvancedCommerceSubscription(transactionId: studio, request: .init(requestInfo: info))
+        #expect(try await verified(server, repeated).1?.autoRenewStatus == .off)
 
         let revoked = try await client.revokeAdvancedCommerceSubscription(transactionId: studio, request: AdvancedCommerceSubscriptionRevokeRequest(
             requestInfo: Self.reference, refundReason: .fulfillmentIssue, refundRiskingPreference: true, refundType: .prorated))
@@ -92,6 +91,10 @@ import Testing
         #expect(pricedRenewal?.renewalPrice == 14_980)
         #expect(pricedRenewal?.advancedCommerceInfo?.items?.first?.priceIncreaseInfo?.status == "SCHEDULED")
         #expect(await nextPublished(&activity) == "PRICE_CHANGE")
+        // The same prices again change nothing: answered, with no PRICE_CHANGE (the next notification is the refund's).
+        let same = try await client.changeAdvancedCommerceSubscriptionPrice(transactionId: studio, request: .init(
+            requestInfo: Self.reference, items: [.init(sku: "STUDIO_BASE_1M", price: 11990)]))
+        #expect(try await verified(first, same).1?.renewalPrice == 14_980)
 
         let refund = try await client.requestAdvancedCommerceRefund(transactionId: courses, request: .init(
             requestInfo: Self.reference, items: [.init(sku: "COURSE_SWIFTUI_LAYOUT", refundReason: .unsatisfiedWithPurchase, refundType: .custom, revoke: true, refundAmount: 1000)],
@@ -173,6 +176,14 @@ import Testing
             }
         }
         #expect(await migrate(studio) == 4_000_176)
+        let native = await apiError {
+            try await client.migrateToAdvancedCommerce(transactionId: studio, request: .init(
+                requestInfo: Self.reference, descriptors: .init(description: "d", displayName: "n"),
+                items: [.init(sku: "A", description: "d", displayName: "n")], targetProductId: "com.iapdesk.demo.studio.ac", taxCode: "C003-00-1"))
+        }
+        guard case .server(let failure) = native else { Issue.record("\(String(describing: native))"); return }
+        #expect(failure.message?.contains("already an Advanced Commerce subscription") == true)
+        #expect(native?.summary.contains("already an Advanced Commerce one") == true)
         #expect(await migrate(try server.customer("Price increase pending").originalTransactionId) == 4_030_027)
         #expect(await migrate(try server.customer("Expired: billing error").originalTransactionId) == 4_030_015)
         #expect(await migrate(alice, target: "com.iapdesk.demo.pro.yearly") == 4_000_167)
@@ -251,5 +262,12 @@ import Testing
         let (transaction, _) = try await verified(server, answer, .sandbox)
         #expect(transaction.advancedCommerceInfo?.items?.allSatisfy { $0.refunds == nil && $0.revocationDate == nil } == true)
         #expect(await nextPublished(&activity) == "REFUND_DECLINED")
+    }
+
+    @Test func refundReasonsMapToApplesTwoRevocationReasons() {
+        #expect(DemoEnvironmentData.revocationReason(.fulfillmentIssue) == .refundedDueToIssue)
+        #expect(DemoEnvironmentData.revocationReason(.unsatisfiedWithPurchase) == .refundedDueToIssue)
+        #expect(DemoEnvironmentData.revocationReason(.legal) == .refundedForOtherReason)
+        #expect(DemoEnvironmentData.revocationReason(.unintendedPurchase) == .refundedForOtherReason)
     }
 }

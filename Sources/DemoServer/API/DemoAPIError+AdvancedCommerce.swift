@@ -37,7 +37,7 @@ extension DemoAPIError {
     static let acInvalidTargetProductId = DemoAPIError(4_000_167, "Invalid request. The targetProductID value is invalid.")
     static let acNullCurrentSKU = DemoAPIError(4_000_169, "Invalid request. The required field, currentSKU, is missing.")
     static let acMalformedPayload = DemoAPIError(4_000_173, "Invalid request. The payload is malformed.")
-    static let acSubscriptionAlreadyMigrated = DemoAPIError(4_000_176, "Invalid request. The subscription was already migrated.")
+    static let acSubscriptionAlreadyMigrated = DemoAPIError(4_000_176, "Invalid request. The subscription is already an Advanced Commerce subscription.")
     static let acProratedOnlyLatestTransaction = DemoAPIError(4_000_182, "Invalid request. Only requests against the latest transaction can have a PRORATED refundType value.")
     static let acPartialSimulateRefundDecline = DemoAPIError(
         4_000_184, "Invalid request. If one item has a refundReason value of SIMULATE_REFUND_DECLINE, all items must have a refundReason value of SIMULATE_REFUND_DECLINE.")

@@ -17,7 +17,10 @@ extension DemoEnvironmentData {
         guard let transaction = transactions[id] else { throw .transactionIdNotFound }
         if let storefront = request.storefront, storefront != transaction.payload.storefront { throw .acMismatchedStorefront }
         let reference = request.requestInfo.requestReferenceId.lowercased()
-        guard !advancedCommerceRequests.contains(reference) else { throw .acRepeatedRequestReferenceId }
+        // Apple's Cancel a Subscription page lists no RepeatedRequestReferenceIdError: a cancel sent
+        // again is answered as a cancel (auto-renew is off already; no second notification).
+        let isCancel = if case .cancel = request { true } else { false }
+        guard isCancel || !advancedCommerceRequests.contains(reference) else { throw .acRepeatedRequestReferenceId }
         let outcome: DemoAdvancedCommerceOutcome
         switch request {
         case .refund(let body):
@@ -54,8 +57,8 @@ extension DemoEnvironmentData {
             case .changePrice(let body):
                 guard subscription.status == .active else { throw .acSubscriptionNotEligible }
                 if let currency = body.currency, currency != subscription.renewal.currency { throw .acInvalidCurrency }
-                try changePrice(body, renewal: &subscription.renewal)
-                notification = (.priceChange, nil)
+                // A change to the prices the subscription renews at already changes nothing: no PRICE_CHANGE.
+                if try changePrice(body, renewal: &subscription.renewal) { notification = (.priceChange, nil) }
             default:
                 break
             }
@@ -89,12 +92,18 @@ extension DemoEnvironmentData {
         price * Int64(share) / 100_000 / 10 * 10
     }
 
+    /// Apple's two revocation reasons: 1 for an actual or perceived issue in the app (a fulfillment
+    /// issue, a customer unsatisfied), 0 for any other (an unintended purchase, legal, ...).
+    static func revocationReason(_ reason: AdvancedCommerceRefundReason) -> RevocationReason {
+        [.fulfillmentIssue, .unsatisfiedWithPurchase].contains(reason) ? .refundedDueToIssue : .refundedForOtherReason
+    }
+
     /// Revokes a transaction and every item in it with a refund of `type`.
     static func revoke(
         _ transaction: inout DemoTransaction, type: AdvancedCommerceRefundType, reason: AdvancedCommerceRefundReason, share: Int32, at now: Date
     ) {
         transaction.payload.revocationDate = now
-        transaction.payload.revocationReason = reason == .fulfillmentIssue ? .refundedDueToIssue : .refundedForOtherReason
+        transaction.payload.revocationReason = Self.revocationReason(reason)
         transaction.payload.revocationType = type == .full ? .refundFull : .refundProrated
         transaction.payload.revocationPercentage = type == .full ? nil : share
         transaction.modified = now
@@ -147,7 +156,8 @@ extension DemoEnvironmentData {
             let refunded = items.compactMap { $0.refunds?.last?.refundAmount }.reduce(0, +)
             let paid = max(items.compactMap(\.price).reduce(0, +), 1)
             transaction.payload.revocationDate = now
-            transaction.payload.revocationReason = body.items.contains { $0.refundReason == .fulfillmentIssue } ? .refundedDueToIssue : .refundedForOtherReason
+            transaction.payload.revocationReason = body.items.contains { Self.revocationReason($0.refundReason) == .refundedDueToIssue }
+                ? .refundedDueToIssue : .refundedForOtherReason
             transaction.payload.revocationType = refunded >= paid ? .refundFull : .refundProrated
             transaction.payload.revocationPercentage = refunded >= paid ? nil : Int32(refunded * 100_000 / paid)
             if latest == id, var subscription = subscriptions[original] {
@@ -193,12 +203,15 @@ extension DemoEnvironmentData {
     }
 
     /// New prices from the next renewal; an increase is marked SCHEDULED until it takes effect.
-    private func changePrice(_ body: AdvancedCommerceSubscriptionPriceChangeRequest, renewal: inout RenewalInfoPayload) throws(DemoAPIError) {
+    /// Whether any price changed.
+    private func changePrice(_ body: AdvancedCommerceSubscriptionPriceChangeRequest, renewal: inout RenewalInfoPayload) throws(DemoAPIError) -> Bool {
         var next = renewal.advancedCommerceInfo!
         var items = next.items ?? []
+        let before = items
         for change in body.items {
             guard let index = items.firstIndex(where: { $0.sku == change.sku }) else { throw .acInvalidSKU }
             for dependent in change.dependentSKUs ?? [] where !items.contains(where: { $0.sku == dependent }) { throw .acInvalidSKU }
+            guard change.price != items[index].price else { continue }
             let increase = change.price > (items[index].price ?? 0)
             items[index].priceIncreaseInfo = increase
                 ? AdvancedCommercePriceIncreaseInfo(dependentSKUs: change.dependentSKUs, price: change.price, status: "SCHEDULED") : nil
@@ -207,6 +220,7 @@ extension DemoEnvironmentData {
         next.items = items
         renewal.advancedCommerceInfo = next
         renewal.renewalPrice = items.compactMap(\.price).reduce(0, +)
+        return items != before
     }
 
     /// An In-App Purchase subscription becomes one the app manages: it renews as the target product

@@ -33,7 +33,7 @@ public struct WriteRecord: Sendable, Equatable {
         case .resolved: return "resolved by hand" + (last.detail.map { ": \($0)" } ?? "")
         case .outcome:
             switch last.outcome ?? .unknown {
-            case .applied: return "applied"
+            case .applied: return "applied" + (last.detail.map { " (\($0))" } ?? "")
             case .refused: return "refused by Apple" + (last.detail.map { ": \($0)" } ?? "")
             case .notSent: return "not sent" + (last.detail.map { ": \($0)" } ?? "")
             case .unknown: return "may have been applied" + (last.detail.map { " (\($0))" } ?? "")
@@ -50,6 +50,17 @@ public struct WriteRecord: Sendable, Equatable {
         line.detail = note
         line.source = source
         line.agent = agent
+        return line
+    }
+
+    /// An outcome learned after the send's own was written: a re-send Apple refused as one it has
+    /// seen before was applied by the earlier send. Settled by what happened, not closed by hand.
+    public func outcome(_ status: AuditLedger.OutcomeStatus, detail: String, now: Date) -> AuditLedger.Entry {
+        var line = lines.last ?? intent
+        line.time = now
+        line.event = .outcome
+        line.outcome = status
+        line.detail = detail
         return line
     }
 

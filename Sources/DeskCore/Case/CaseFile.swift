@@ -153,7 +153,7 @@ public struct CaseFile: Sendable {
         if writes.isEmpty { out.append("None recorded in the audit ledger.") }
         for record in writes {
             let intent = record.intent
-            out.append("- \(DisplayFormat.date(intent.time)) \(intent.write) for \(intent.subject ?? intent.path): \(record.stateLabel) (by \(intent.agent ?? "?") from \(intent.source?.rawValue ?? "?"), profile \(intent.account?.profile ?? "?"), request \(record.requestIdentifier))")
+            out.append("- \(DisplayFormat.date(intent.time)) \(intent.action) for \(intent.subject ?? intent.path): \(record.stateLabel) (by \(intent.agent ?? "?") from \(intent.source?.rawValue ?? "?"), profile \(intent.account?.profile ?? "?"), request \(record.requestIdentifier))")
         }
         out.append("")
 

@@ -201,7 +201,7 @@ public enum Timeline {
         case WriteKind.consumption.rawValue:
             (kind, what) = (.consumptionAnswer, "consumption information sent")
         default:
-            (kind, what) = (.write, record.intent.write)
+            (kind, what) = (.write, record.intent.action)
         }
         return [TimelineEvent(time: record.intent.time, kind: kind, summary: "\(what) by \(agent): \(record.stateLabel)", source: .ledger,
                               detail: "request \(record.requestIdentifier) from the \(record.intent.source?.rawValue ?? "console")")]

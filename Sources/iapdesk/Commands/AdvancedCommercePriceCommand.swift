@@ -31,7 +31,7 @@ struct AdvancedCommercePriceCommand: AsyncParsableCommand {
                 }
                 let sku = String(text[..<equals])
                 return AdvancedCommerceSubscriptionPriceChangeItem(
-                    sku: sku, price: try AdvancedCommerceArguments.milliunits(String(text[text.index(after: equals)...]), "--price \(sku)="))
+                    sku: sku, price: try AdvancedCommerceArguments.milliunits(String(text[text.index(after: equals)...]), after: "--price \(sku)="))
             }
             let (storefront, currency) = (options.storefront, currency)
             let action = AdvancedCommerceWrite(
@@ -42,8 +42,11 @@ struct AdvancedCommercePriceCommand: AsyncParsableCommand {
                 },
                 endpoint: { Endpoints.changeAdvancedCommerceSubscriptionPrice(transactionId: $0, request: $1) })
             try await action.run(session: session, printer: printer, yes: write.yes) { answer in
-                let renews = answer.renewal?.payload?.renewalDate
-                return "Price changed for \(transactionId) from the renewal of \(DisplayFormat.date(renews)); Apple sends PRICE_CHANGE."
+                let renewal = answer.renewal?.payload
+                guard renewal?.autoRenewStatus != .off else {
+                    return "Price changed for \(transactionId), but the subscription will not renew (auto-renew is off): the new prices apply only if auto-renew is turned on again."
+                }
+                return "Price changed for \(transactionId) from the renewal of \(DisplayFormat.date(renewal?.renewalDate)); Apple sends PRICE_CHANGE."
             }
         }
     }

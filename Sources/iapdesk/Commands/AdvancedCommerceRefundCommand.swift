@@ -29,6 +29,7 @@ struct AdvancedCommerceRefundCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
+            try AdvancedCommerceArguments.requireSandbox(for: refundReason, transactionId, session: session)
             let items = try item.map { try Self.item($0, reason: refundReason, revoke: revoke) }
             let (storefront, currency, risking) = (options.storefront, currency, refundRiskingPreference)
             let action = AdvancedCommerceWrite(
@@ -54,7 +55,7 @@ struct AdvancedCommerceRefundCommand: AsyncParsableCommand {
         let spec = text[text.index(after: equals)...].split(separator: ":", maxSplits: 1).map(String.init)
         let type = try AdvancedCommerceArguments.choice(spec.first ?? "", "--item \(sku)=", AdvancedCommerceRefundType.self)
         var amount: Int64?
-        if spec.count == 2 { amount = try AdvancedCommerceArguments.milliunits(spec[1], "--item \(sku)=custom:") }
+        if spec.count == 2 { amount = try AdvancedCommerceArguments.milliunits(spec[1], after: "--item \(sku)=custom:") }
         return AdvancedCommerceRequestRefundItem(sku: sku, refundReason: reason, refundType: type, revoke: revoke, refundAmount: amount)
     }
 }

@@ -21,6 +21,7 @@ struct AdvancedCommerceRevokeCommand: AsyncParsableCommand {
         try await withSession(global) { session, printer in
             let refundReason = try AdvancedCommerceArguments.choice(reason, "--reason", AdvancedCommerceRefundReason.self)
             let type = try AdvancedCommerceArguments.choice(refundType, "--refund-type", AdvancedCommerceRefundType.self)
+            try AdvancedCommerceArguments.requireSandbox(for: refundReason, transactionId, session: session)
             guard type != .custom else {
                 throw CLIError("--refund-type custom is not for a revoke: it carries no amount. Use full or prorated, or refund a transaction with a custom amount.", status: .usage)
             }

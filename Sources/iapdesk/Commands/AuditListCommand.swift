@@ -94,7 +94,7 @@ struct AuditListCommand: AsyncParsableCommand {
         for record in writes {
             let intent = record.intent
             table.add([
-                DisplayFormat.date(intent.time), intent.write, intent.subject ?? intent.path, intent.account?.profile ?? "?",
+                DisplayFormat.date(intent.time), intent.action, intent.subject ?? intent.path, intent.account?.profile ?? "?",
                 intent.account.map(environmentLabel) ?? "?", intent.agent ?? "?",
                 intent.source?.rawValue ?? "?", record.stateLabel, record.requestIdentifier,
             ])
@@ -106,7 +106,7 @@ struct AuditListCommand: AsyncParsableCommand {
             let account = intent.account.map { "\($0.profile) · \(AppStoreEnvironment($0.environment).label) · \($0.baseURL)" } ?? "unknown account"
             return """
                 \(record.requestIdentifier)  \(record.stateLabel)
-                  \(intent.write) for \(intent.subject ?? intent.path)
+                  \(intent.action) for \(intent.subject ?? intent.path)
                   \(account) · by \(intent.agent ?? "?") from \(intent.source?.rawValue ?? "?") · \(DisplayFormat.date(intent.time))
                 """
         }.joined(separator: "\n\n")
@@ -134,6 +134,8 @@ struct AuditOutput: Encodable {
     struct Write: Encodable {
         var requestIdentifier: String
         var write: String
+        /// The kind and what it did ("retention image delete", "advanced-commerce cancel").
+        var action: String
         var method: String
         var path: String
         var body: String?
@@ -148,7 +150,7 @@ struct AuditOutput: Encodable {
 
         init(_ record: WriteRecord) {
             let intent = record.intent
-            (requestIdentifier, write, method, path) = (record.requestIdentifier, intent.write, intent.method, intent.path)
+            (requestIdentifier, write, action, method, path) = (record.requestIdentifier, intent.write, intent.action, intent.method, intent.path)
             (body, subject, agent, source) = (intent.body, intent.subject, intent.agent, intent.source?.rawValue)
             account = intent.account.map { Account(profile: $0.profile, environment: $0.environment, baseURL: $0.baseURL, bundleId: $0.bundleId, keyId: $0.keyId) }
             (started, resolved, state) = (DisplayFormat.iso(intent.time), record.isResolved, record.stateLabel)

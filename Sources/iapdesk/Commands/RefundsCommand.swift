@@ -37,7 +37,7 @@ struct RefundsCommand: AsyncParsableCommand {
         for refund in refunds {
             let t = refund.payload
             table.add(t?.transactionId ?? "?", t?.productId ?? "-", DisplayFormat.money(t?.price, t?.currency),
-                      DisplayFormat.date(t?.revocationDate), t?.revocationReason?.label ?? "-", t?.revocationType?.label ?? "-",
+                      DisplayFormat.date(t?.revocationDate), t.flatMap(Records.revocationReasonLabel) ?? "-", t?.revocationType?.label ?? "-",
                       DisplayFormat.percentage(t?.revocationPercentage), Records.mark(refund.status))
             if rawOption.raw { table.note(Records.rawLine("signedTransactionInfo", refund.signed)) }
         }

@@ -72,6 +72,16 @@ struct AdvancedCommerceRefundRecord: Encodable {
 }
 
 extension Records {
+    /// Why a transaction was revoked. An Advanced Commerce refund names its own reason (LEGAL,
+    /// UNINTENDED_PURCHASE...), which Apple's two-valued revocationReason cannot: it is shown first.
+    static func revocationReasonLabel(_ t: TransactionPayload) -> String? {
+        let refunds = (t.advancedCommerceInfo?.items ?? []).flatMap { $0.refunds ?? [] }
+        guard t.revocationDate != nil || t.revocationReason != nil,
+              let latest = refunds.max(by: { ($0.refundDate ?? .distantPast) < ($1.refundDate ?? .distantPast) })?.refundReason
+        else { return t.revocationReason?.label }
+        return "\(AdvancedCommerceRefundReason(latest).label) (Advanced Commerce refund reason)"
+    }
+
     /// "Studio: the plan (P1M, tax code C003-00-1)" and one line per item, for a field list.
     static func advancedCommerceLines(_ record: AdvancedCommerceRecord, currency: String?) -> [(String, String)] {
         var heading = record.displayName ?? "(no display name)"

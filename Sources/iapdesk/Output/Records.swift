@@ -54,7 +54,7 @@ enum Records {
         fields.add("Offer", t.offerType.map { "\($0.label)" + (t.offerIdentifier.map { " \($0)" } ?? "") + (t.offerDiscountType.map { ", \($0.label)" } ?? "") + (t.offerPeriod.map { ", \($0)" } ?? "") })
         fields.add("Upgraded", t.isUpgraded == true ? "yes: superseded by a higher-level subscription" : nil)
         fields.add("Revoked", t.revocationDate.map { DisplayFormat.date($0) })
-        fields.add("Revocation reason", t.revocationReason?.label)
+        fields.add("Revocation reason", revocationReasonLabel(t))
         fields.add("Revocation type", t.revocationType?.label)
         fields.add("Refunded share", t.revocationPercentage.map { DisplayFormat.percentage($0) })
         fields.add("Storefront", t.storefront.map { "\($0) (\(t.storefrontId ?? "-"))" })

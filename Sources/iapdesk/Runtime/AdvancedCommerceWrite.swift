@@ -28,9 +28,10 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
                 hint: "Apple would refuse it with the error named; nothing was sent.", status: .usage)
         }
         var write = CommandLineWrite(
-            kind: .advancedCommerce, subject: "\(action) of transaction \(transactionId)",
+            kind: .advancedCommerce, subject: "transaction \(transactionId)",
             endpoint: { identifier in endpoint(transactionId, body(identifier)) }, givenIdentifier: requestId, identifierIsSent: true)
         write.appliedEarlierCodes = [.repeatedRequestReferenceId]
+        write.title = "Advanced Commerce \(action) of transaction \(transactionId)"
         let answer: VerifiedAdvancedCommerceAnswer
         do {
             let (response, identifier) = try await write.run(session: session, yes: yes)
@@ -38,17 +39,38 @@ struct AdvancedCommerceWrite<Body: AdvancedCommerceCheckable> {
             printer.emit(AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: identifier, answer: answer))
             printer.text(done(answer) + " Request \(identifier).\n")
         } catch let earlier as WriteAppliedEarlier {
-            // The earlier run's request reached Apple: what it did is read back, not sent again.
-            let signed = try await session.client.getTransactionInfo(transactionId: transactionId).signedTransactionInfo
-            answer = await session.verification.advancedCommerce(AdvancedCommerceActionResponse(signedTransactionInfo: signed))
-            var output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: answer)
-            output.appliedEarlier = true
-            printer.emit(output)
-            printer.text(
-                "Already applied: Apple has request \(earlier.requestIdentifier) from the earlier run (it answered \(earlier.code.name), \(earlier.code.rawValue), to the same request again); nothing was applied twice. The transaction as Apple has it now:\n")
+            guard let read = await readAfterAppliedEarlier(earlier, session: session, printer: printer) else { return }
+            answer = read
         }
         printer.text(Self.fields(answer).render())
         try requireVerified([answer.transaction?.status, answer.renewal?.status].compactMap { $0 })
+    }
+
+    /// The earlier run's request reached Apple: said first, then the transaction is read back (not
+    /// sent again). A read that fails is said with how to read it later; the write stays a success
+    /// (nil: nothing more to print).
+    private func readAfterAppliedEarlier(_ earlier: WriteAppliedEarlier, session: Session, printer: Printer) async -> VerifiedAdvancedCommerceAnswer? {
+        printer.text(
+            "Already applied: the earlier run's \(action) of transaction \(transactionId) reached Apple (request \(earlier.requestIdentifier)). Apple answered \(earlier.code.name), \(earlier.code.rawValue), to the same request again; nothing was applied twice.")
+        var output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: nil)
+        output.appliedEarlier = true
+        do {
+            let signed = try await session.client.getTransactionInfo(transactionId: transactionId).signedTransactionInfo
+            let answer = await session.verification.advancedCommerce(AdvancedCommerceActionResponse(signedTransactionInfo: signed))
+            output = AdvancedCommerceOutput(action: action, transactionId: transactionId, requestReferenceId: earlier.requestIdentifier, answer: answer)
+            output.appliedEarlier = true
+            printer.emit(output)
+            printer.text("The transaction as Apple has it now:")
+            return answer
+        } catch {
+            var summary = error.summary
+            while summary.hasSuffix(".") { summary.removeLast() }
+            let problem = "reading the transaction afterwards failed: \(summary)."
+            output.readProblem = problem
+            printer.emit(output)
+            StandardStreams.error("note: the \(action) is applied, but \(problem) Read it with `iapdesk transaction \(transactionId)`.\n")
+            return nil
+        }
     }
 
     /// Only apps under Apple's Advanced Commerce API addendum may call it: the profile says so.
@@ -85,14 +107,17 @@ struct AdvancedCommerceOutput: Encodable {
     var verified: Bool
     /// A re-run found the earlier run's request applied at Apple: `transaction` is read back.
     var appliedEarlier: Bool?
+    /// Why `transaction` is missing: the read after an earlier run's applied request failed.
+    var readProblem: String?
     var transaction: TransactionRecord?
     var renewalInfo: RenewalRecord?
 
-    init(action: String, transactionId: String, requestReferenceId: String, answer: VerifiedAdvancedCommerceAnswer) {
+    /// `answer` nil: nothing was read back (see `readProblem`); `verified` then says nothing failed.
+    init(action: String, transactionId: String, requestReferenceId: String, answer: VerifiedAdvancedCommerceAnswer?) {
         (self.action, self.transactionId, self.requestReferenceId) = (action, transactionId, requestReferenceId)
-        verified = answer.isVerified
-        transaction = answer.transaction.map(TransactionRecord.init)
-        renewalInfo = answer.renewal.map(RenewalRecord.init)
+        verified = answer?.isVerified ?? true
+        transaction = answer?.transaction.map(TransactionRecord.init)
+        renewalInfo = answer?.renewal.map(RenewalRecord.init)
     }
 }
 
@@ -107,21 +132,35 @@ enum AdvancedCommerceArguments {
         return text.lowercased()
     }
 
-    /// "9.99" (in the currency) as milliunits, 9990; at most three decimals.
-    static func milliunits(_ text: String, _ option: String) throws -> Int64 {
+    /// "9.99" (in the currency) as milliunits, 9990; at most three decimals. `prefix` is what was
+    /// typed before the amount ("--price BASE="), so a problem names the argument as it was typed.
+    static func milliunits(_ text: String, after prefix: String) throws -> Int64 {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let negative = trimmed.hasPrefix("-")
         let digits = negative ? String(trimmed.dropFirst()) : trimmed
         let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...2).contains(parts.count), let whole = Int64(parts[0]), parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              parts.count == 1 || (1...3).contains(parts[1].count), whole < 1_000_000_000
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+              parts.count == 1 || (1...3).contains(parts[1].count)
         else {
-            throw CLIError("\(option) \(text) is not an amount such as 9.99 (in the currency; at most three decimals).", status: .usage)
+            throw CLIError("\(prefix)\(text) is not an amount such as 9.99 (in the currency; at most three decimals).", status: .usage)
+        }
+        // Nine digits before the point keep every amount, in milliunits, far inside what Apple's fields hold.
+        guard parts[0].drop(while: { $0 == "0" }).count <= 9, let whole = Int64(parts[0]) else {
+            throw CLIError("\(prefix)\(text) is too large: an amount is at most 999999999.999 in the currency.", status: .usage)
         }
         var fraction: Int64 = 0
         if parts.count == 2 { fraction = Int64(parts[1].padding(toLength: 3, withPad: "0", startingAt: 0))! }
         let value = whole * 1000 + fraction
         return negative ? -value : value
+    }
+
+    /// SIMULATE_REFUND_DECLINE is Sandbox only (Apple answers 4000158 before it looks the ID up): a
+    /// Sandbox purchase sent to Production is named as such, nothing sent.
+    static func requireSandbox(for reason: AdvancedCommerceRefundReason, _ transactionId: String, session: Session) throws {
+        guard reason == .simulateRefundDecline, session.environment != .sandbox else { return }
+        throw CLIError(
+            "Not sent: simulate-refund-decline is for Sandbox purchases only (Apple would answer SimulateRefundDeclineOnlyInSandboxError 4000158), and this profile sends to \(session.environmentLabel).",
+            hint: "If \(transactionId) is a Sandbox purchase, add --environment sandbox; for a Production purchase use a real --reason.", status: .usage)
     }
 
     /// A value of one of Apple's string enums, typed as Apple writes it or in lower case with hyphens.

@@ -21,6 +21,11 @@ struct CommandLineWrite<Response: Sendable> {
     /// Apple's codes that, answered to a re-send, mean the earlier send was applied (an Advanced
     /// Commerce requestReferenceId seen before): the write is closed as applied, not as refused.
     var appliedEarlierCodes: Set<APIErrorCode> = []
+    /// The write in words for messages ("Advanced Commerce cancel of transaction …"); default the
+    /// kind's words and the subject.
+    var title: String? = nil
+
+    private var named: String { title ?? "\(kind.words) for \(subject)" }
 
     /// Confirms, sends and reports; throws a `CLIError` for anything but an applied write.
     func run(session: Session, yes: Bool) async throws -> (response: Response, requestIdentifier: String) {
@@ -53,9 +58,10 @@ struct CommandLineWrite<Response: Sendable> {
             return (response, identifier)
         case .refused(let error):
             if resend, case .server(let failure) = error, let code = failure.code, appliedEarlierCodes.contains(code) {
-                let note = "applied by the earlier run: Apple answered \(code.name) (\(code.rawValue)) to the re-send"
+                // Settled by this re-run, not by anyone's hand: its outcome is the earlier send's.
+                let note = "by the earlier run; Apple answered \(code.name) \(code.rawValue) to this run's re-send"
                 if let record = try? await context.ledger.writes().last(where: { $0.requestIdentifier == identifier && $0.account == account }) {
-                    try? await context.ledger.append(record.resolution(note: note, source: .commandLine, agent: context.agent, now: Date()))
+                    try? await context.ledger.append(record.outcome(.applied, detail: note, now: Date()))
                 }
                 throw WriteAppliedEarlier(requestIdentifier: identifier, code: code)
             }
@@ -70,7 +76,7 @@ struct CommandLineWrite<Response: Sendable> {
                 status: raced ? .refused : .failure)
         case .unknown(let error):
             throw CLIError(
-                "The \(kind.rawValue) for \(subject) may have been applied: \(error.summary) Request identifier \(identifier).",
+                "The \(named) may have been applied: \(error.summary) Request identifier \(identifier).",
                 hint: checkHint(), status: .unavailable)
         }
     }
@@ -148,12 +154,12 @@ struct CommandLineWrite<Response: Sendable> {
         let sameRequest = endpoint(earlier.requestIdentifier).describedBody == earlier.intent.body
         guard sameRequest else {
             throw CLIError(
-                "Not sent: an earlier \(kind.rawValue) for \(subject) with other values (request \(earlier.requestIdentifier), \(DisplayFormat.date(earlier.intent.time))) has no known outcome.",
+                "Not sent: an earlier \(named) with other values (request \(earlier.requestIdentifier), \(DisplayFormat.date(earlier.intent.time))) has no known outcome.",
                 hint: "Check with `iapdesk status`; then re-run the earlier values to re-send them safely, or close it with `iapdesk audit resolve \(earlier.requestIdentifier)` and run this again.",
                 status: .refused)
         }
         StandardStreams.error(
-            "An earlier run of this \(kind.rawValue) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n")
+            "An earlier run of this \(kind.words) (\(DisplayFormat.date(earlier.intent.time))) has no known outcome: re-sending it with the same request identifier\(identifierIsSent ? ", which Apple applies at most once" : "").\n")
         return (earlier.requestIdentifier, true)
     }
 }
