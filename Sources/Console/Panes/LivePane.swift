@@ -218,7 +218,7 @@ enum LivePane {
             ConsoleReducer.toast(&state, "Nothing to replay: no notification is selected.", isError: true)
             return []
         }
-        guard let url = state.live.source?.forwardURL else {
+        guard state.live.source?.forwardURL != nil else {
             ConsoleReducer.fail(&state, DisplayError(
                 summary: "r replays to the forward URL, and none is set.",
                 hint: "Start the console with --listen ADDRESS --forward-to URL, or use iapdesk replay UUID --to URL."))
