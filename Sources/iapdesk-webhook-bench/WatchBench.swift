@@ -1,6 +1,7 @@
 import DemoServer
 import DeskStore
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -23,7 +24,7 @@ extension WebhookBench {
         let demo = try await DemoServer.start()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let key = folder + "/key.p8"
-        FileManager.default.createFile(atPath: key, contents: Data(demo.signingKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: key, contents: Data(demo.signingKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
         try demo.rootCertificateDER.write(to: URL(fileURLWithPath: folder + "/root.der"))
         // The store: `count` notifications received in the last day, the receiver's usual load.
         let path = folder + "/watch.sqlite"
@@ -93,10 +94,22 @@ extension WebhookBench {
         let started = ContinuousClock.now
         let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard spawned == 0 else { throw CocoaError(.executableLoad) }
+        // The child's own high-water mark, read from /proc while it runs: wait4's ru_maxrss of a
+        // posix_spawn'd child starts from this process's size (the vfork before the exec).
+        let peak = Mutex(0.0)
+        let running = Mutex(true)
+        let child = pid
+        let watcher = Thread {
+            while running.withLock({ $0 }) {
+                if let mb = procStatus(child, "VmHWM") { peak.withLock { $0 = max($0, mb) } }
+                usleep(2_000)
+            }
+        }
+        watcher.start()
         var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        running.withLock { $0 = false }
         let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return SpawnedRun(status: exit, seconds: seconds(ContinuousClock.now - started), maxResidentMB: Double(usage.ru_maxrss) / 1024)
+        return SpawnedRun(status: exit, seconds: seconds(ContinuousClock.now - started), maxResidentMB: peak.withLock { $0 })
     }
 }

@@ -96,17 +96,22 @@ public enum WatchFindings {
         since: String = "T", flags: String = ""
     ) -> [WatchFinding] {
         var findings: [WatchFinding] = []
-        func add(_ kind: WatchFinding.Kind, _ rows: [ReconcileRow], _ words: (String) -> String) {
-            guard !rows.isEmpty else { return }
-            let counted = count(rows.count, "notification")
+        let rows = report.rows
+        func add(_ kind: WatchFinding.Kind, _ positions: [Int], _ words: (String) -> String) {
+            guard !positions.isEmpty else { return }
+            let counted = count(positions.count, "notification")
             findings.append(WatchFinding(
-                kind: kind, environment: environment, count: rows.count, notificationUUIDs: rows.map(\.notificationUUID),
-                summary: words(counted) + signedNote(rows.map(\.time).min(), first: rows.count > 1)))
+                kind: kind, environment: environment, count: positions.count,
+                notificationUUIDs: positions.prefix(WatchFinding.maxListed).map { rows[$0].notificationUUID },
+                summary: words(counted) + signedNote(positions.map { rows[$0].time }.min(), first: positions.count > 1)))
         }
-        let byVerdict = Dictionary(grouping: report.rows, by: \.verdict)
+        // Positions, not copies of the rows: a window of many thousands is held once (watch's memory budget).
+        var byVerdict: [ReconcileVerdict: [Int]] = [:]
+        for (position, row) in rows.enumerated() { byVerdict[row.verdict, default: []].append(position) }
         // Apple sends at once; one it has not tried yet is only worth an incident once it is not new.
-        let failed = (byVerdict[.notDeliveredAndMissing] ?? []).filter { row in
-            !(row.apple?.attempts.isEmpty ?? false) || now.timeIntervalSince(row.time) > firstAttemptGrace
+        let failed = (byVerdict[.notDeliveredAndMissing] ?? []).filter { position in
+            let row = rows[position]
+            return !(row.apple?.attempts.isEmpty ?? false) || now.timeIntervalSince(row.time) > firstAttemptGrace
         }
         add(.appleFailedSends, failed) { "Apple could not deliver \($0), and \(isAre($0)) not here" }
         add(.missingHere, byVerdict[.deliveredButMissing] ?? []) { "Apple delivered \($0) that never arrived here" }
