@@ -188,6 +188,9 @@ public final class DemoServer: Sendable {
             opened?.inUse.close()
             throw DemoServerError.couldNotBind(host: configuration.host, port: configuration.port)
         }
+        // A wildcard address is reached on loopback.
+        let ownHost = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
+        store.ownAddress.withLock { $0 = URL(string: "http://\(ownHost.contains(":") ? "[\(ownHost)]" : ownHost):\(port)") }
         api.resumePendingWork()
         return DemoServer(
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,
@@ -249,6 +252,9 @@ public final class DemoServer: Sendable {
     /// Returns once every delivery under way has recorded its send attempt (each ends within the
     /// webhook's timeout); deliveries start before the request that makes them is answered.
     public func deliveriesLanded() async { await store.drain() }
+
+    /// Whether `url` names the demo's own Get Retention Message endpoint (`https://localhost/demo/realtime`).
+    public static func isOwnRealtimeEndpoint(_ url: String) -> Bool { PerformanceTestRun.isOwnEndpoint(url) }
 
     public func seedIDs(_ environment: AppStoreEnvironment? = nil) -> DemoSeedIDs { seeds(environment ?? self.environment) }
 

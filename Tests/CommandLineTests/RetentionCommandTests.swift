@@ -32,6 +32,38 @@ extension CommandLineTests {
         #expect(size.stderr.contains("--size must be full"))
     }
 
+    @Test func performanceTestsSayWhatIsMissingAndAFailureExitsNonZero() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
+        let env = ["XDG_STATE_HOME": state]
+        let noURL = try await run(["retention", "performance-test", "start", "2000000800000055", "--demo", "--yes"], environment: env)
+        #expect(noURL.status == 3, "\(noURL.stderr)")
+        #expect(noURL.stderr.contains("no realtime URL is set in Sandbox"))
+        #expect(noURL.stderr.contains("iapdesk retention realtime-url set URL --environment sandbox"))
+        #expect(!noURL.stderr.contains("Request identifier"), "nothing was sent")
+
+        let badId = try await run(["retention", "performance-test", "result", "not-a-uuid", "--demo"], environment: env)
+        #expect(badId.status == 64)
+        #expect(badId.stderr.contains("REQUEST_ID not-a-uuid is not a UUID"))
+
+        // Nothing listens on port 1: every request fails, and so does the test.
+        let url = try await run(["retention", "realtime-url", "set", "https://127.0.0.1:1/realtime", "--environment", "sandbox", "--demo", "--yes"], environment: env)
+        #expect(url.status == 0, "\(url.stderr)")
+        let start = try await run(["retention", "performance-test", "start", "2000000800000055", "--demo", "--yes", "--json"], environment: env)
+        #expect(start.status == 0, "\(start.stderr)")
+        let started = try #require(try JSONSerialization.jsonObject(with: Data(start.stdout.utf8)) as? [String: Any])
+        #expect(started["target"] as? String == "https://127.0.0.1:1/realtime")
+        let requestId = try #require(started["requestId"] as? String)
+        let failed = try await run(["retention", "performance-test", "result", requestId, "--demo"], environment: env)
+        #expect(failed.status == 11, "\(failed.stderr)")
+        #expect(failed.stdout.contains("Failed"))
+        #expect(failed.stderr.contains("The performance test failed: 0 % answered in time, 95 % needed."))
+
+        let consumable = try await run(["retention", "performance-test", "start", "2000000800000389", "--demo", "--yes"], environment: env)
+        #expect(consumable.status == 4)
+        #expect(consumable.stderr.contains("InvalidPerformanceTestRequestError (4000211)"))
+        #expect(consumable.stderr.contains("auto-renewable subscription"))
+    }
+
     @Test func retentionWritesAreConfirmedLedgeredAndSaidInJSON() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
         let env = ["XDG_STATE_HOME": state]
@@ -85,9 +117,13 @@ extension CommandLineTests {
         #expect(start.status == 0, "\(start.stderr)")
         let requestId = try #require((try JSONSerialization.jsonObject(with: Data(start.stdout.utf8)) as? [String: Any])?["requestId"] as? String)
         let result = try await run(["retention", "performance-test", "result", requestId, "--demo", "--json"], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
         let answer = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         #expect(answer["result"] as? String == "PASS")
         #expect(answer["successRate"] as? Int == 100)
+        let shown = try await run(["retention", "performance-test", "result", requestId, "--demo"], environment: env)
+        #expect(shown.stdout.contains("https://localhost/demo/realtime (the demo's own endpoint, on this machine)"))
+        #expect(!shown.stdout.contains("average 0 ms"))
         let set = try await run(["retention", "realtime-url", "set", "https://example.com/r", "--demo", "--yes"], environment: env)
         #expect(set.status == 0, "\(set.stderr)")
 

@@ -201,6 +201,10 @@ struct RetentionRoutes: Sendable {
             let transaction = try RouteValidation.transaction(id, in: data)
             if transaction.payload.inAppOwnershipType == .familyShared { throw .familyTransactionNotSupported }
             guard transaction.payload.originalTransactionId == id else { throw .transactionIdNotOriginal }
+            // Apple tests with an active auto-renewable subscription only.
+            guard transaction.payload.type == .autoRenewableSubscription else {
+                throw DemoAPIError(4_000_211, "Invalid request. The transaction is not an auto-renewable subscription.")
+            }
             guard let target = data.retention.realtimeURL else {
                 throw DemoAPIError(4_000_211, "Invalid request. Configure the sandbox realtime URL before testing it.")
             }
@@ -208,11 +212,13 @@ struct RetentionRoutes: Sendable {
             try keep(.performanceTestStarted(requestId: requestId, target: target, config: config), environment, now, &data)
             return (target, transaction.payload.productId ?? "")
         }
+        // The demo's own endpoint is called where the demo listens, over HTTP like any other.
+        let own = PerformanceTestRun.isOwnEndpoint(started.target)
         let run = PerformanceTestRun(
-            store: store, requestId: requestId, target: started.target, config: config, originalTransactionId: id,
-            productId: started.productId,
-            transport: PerformanceTestRun.isOwnEndpoint(started.target)
-                ? OwnRealtimeEndpoint(routes: self) : settings.realtimeTransport ?? AsyncHTTPClientTransport())
+            store: store, requestId: requestId, target: started.target,
+            callURL: own ? store.ownAddress.withLock { $0 }?.appendingPathComponent("sandbox/demo/realtime") : PerformanceTestRun.callURL(started.target),
+            config: config, originalTransactionId: id, productId: started.productId,
+            transport: own ? AsyncHTTPClientTransport() : settings.realtimeTransport ?? AsyncHTTPClientTransport())
         store.track { await run.run() }
         return .json(PerformanceTestResponse(config: config, requestId: requestId))
     }

@@ -58,6 +58,8 @@ struct RetentionRealtimeURLOutput: Encodable {
 
 struct PerformanceTestStartOutput: Encodable {
     var requestId: String?
+    /// The Sandbox realtime URL the test calls.
+    var target: String?
     var config: PerformanceTestConfig?
 }
 

@@ -16,6 +16,7 @@ enum ExitStatus: Int32, CaseIterable {
     case unverified = 8
     case refused = 9
     case gapsFound = 10
+    case testFailed = 11
     case usage = 64
     case interrupted = 130
 
@@ -32,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unverified: return "signed data failed verification"
         case .refused: return "refused here: read-only profile, write not confirmed, or init told not to overwrite a profile"
         case .gapsFound: return "reconcile found gaps (a notification on one side only), or recover/replay could not deliver every notification"
+        case .testFailed: return "retention performance-test result: the test failed (FAIL)"
         case .usage: return "invalid arguments"
         case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }
