@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DemoServer
 import Foundation
 import Testing
 
@@ -9,6 +10,21 @@ extension CommandLineTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-retention-\(UUID().uuidString).png").path
         try data.write(to: URL(fileURLWithPath: path))
         return path
+    }
+
+    /// A message uploaded by a demo server of the test's own, with no review wait, into the demo
+    /// state the commands then read: it is approved when they start.
+    static func approvedMessage(inDemoStateOf state: String, header: String = "Stay", image: UUID? = nil) async throws -> String {
+        var configuration = DemoServer.Configuration()
+        configuration.stateFolder = state + "/iapdesk/demo"
+        configuration.retention.reviewDelay = 0
+        let server = try await DemoServer.start(configuration)
+        let client = try server.makeClient(environment: .production, retryPolicy: .none)
+        let messageId = UUID()
+        try await client.uploadMessage(messageIdentifier: messageId, request: .init(
+            header: header, body: "Keep it.", image: image.map { UploadMessageImage(imageIdentifier: $0, altText: "A trail") }))
+        await server.stop()
+        return messageId.lowercased
     }
 
     @Test func imageUploadsAreCheckedBeforeAnythingIsSent() async throws {
@@ -64,6 +80,51 @@ extension CommandLineTests {
         #expect(consumable.stderr.contains("auto-renewable subscription"))
     }
 
+    @Test func defaultMessagesAreListedWithLocalesWrittenOneWay() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
+        let env = ["XDG_STATE_HOME": state]
+        let messageId = try await Self.approvedMessage(inDemoStateOf: state)
+        let nope = try await run(["retention", "default", "set", "com.nope.product", "fr-FR", "--message", messageId, "--demo", "--yes"], environment: env)
+        #expect(nope.status == 4)
+        #expect(nope.stderr.contains("InvalidProductIdError (4000023)"))
+        let set = try await run(["retention", "default", "set", "com.iapdesk.demo.pro.monthly", "EN-us", "--message", messageId, "--demo", "--yes"], environment: env)
+        #expect(set.status == 0, "\(set.stderr)")
+        #expect(set.stdout.contains("Default message of com.iapdesk.demo.pro.monthly in en-US is now \(messageId)"))
+        let get = try await run(["retention", "default", "get", "com.iapdesk.demo.pro.monthly", "en-us", "--demo"], environment: env)
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout.contains("in en-US: \(messageId)"))
+
+        let list = try await run(["retention", "default", "list", "--demo"], environment: env)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("Asked 5 products (the demo's auto-renewable subscriptions) in en-US (the default"))
+        #expect(list.stdout.contains("com.iapdesk.demo.pro.monthly      en-US   \(messageId)"))
+        #expect(list.stdout.contains("com.iapdesk.demo.pro.yearly       en-US   none"))
+        let named = try await run([
+            "retention", "default", "list", "--product", "com.iapdesk.demo.pro.monthly", "--locale", "en-us", "--locale", "fr-FR", "--demo", "--json",
+        ], environment: env)
+        #expect(named.status == 0, "\(named.stderr)")
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(named.stdout.utf8)) as? [String: Any])
+        #expect(output["productsFrom"] as? String == "as given")
+        let defaults = try #require(output["defaults"] as? [[String: Any]])
+        #expect(defaults.map { $0["locale"] as? String } == ["en-US", "fr-FR"])
+        #expect(defaults.map { $0["messageIdentifier"] as? String } == [messageId, nil])
+        let badLocale = try await run(["retention", "default", "list", "--locale", "english", "--demo"], environment: env)
+        #expect(badLocale.status == 64)
+        #expect(badLocale.stderr.contains("--locale english is not a language and region"))
+    }
+
+    @Test func aMistypedSubcommandIsNamed() async throws {
+        let image = try await run(["retention", "image", "list", "--demo"])
+        #expect(image.status == 64)
+        #expect(image.stderr.contains("Unknown subcommand 'image' of iapdesk retention, which has images, messages, default, realtime-url, performance-test. Did you mean 'iapdesk retention images'?"))
+        #expect(!image.stderr.contains("Unknown option"))
+        let missing = try await run(["retention", "default", "--demo"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("iapdesk retention default needs a subcommand before --demo: list, get, set, delete."))
+        let typo = try await run(["retention", "default", "lsit", "--demo"])
+        #expect(typo.stderr.contains("Did you mean 'iapdesk retention default list'?"))
+    }
+
     @Test func retentionWritesAreConfirmedLedgeredAndSaidInJSON() async throws {
         let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
         let env = ["XDG_STATE_HOME": state]
@@ -98,10 +159,10 @@ extension CommandLineTests {
             "--image", imageId, "--alt-text", "A trail", "--header-position", "above-image", "--demo", "--yes",
         ], environment: env)
         #expect(message.status == 0, "\(message.stderr)")
-        let pending = try await run(["retention", "default", "set", "com.example.monthly", "en-US", "--message", messageId, "--demo", "--yes"], environment: env)
+        let pending = try await run(["retention", "default", "set", "com.iapdesk.demo.pro.monthly", "en-US", "--message", messageId, "--demo", "--yes"], environment: env)
         #expect(pending.status == 4)
         #expect(pending.stderr.contains("MessageNotApprovedError (4030017)"))
-        let locale = try await run(["retention", "default", "get", "com.example.monthly", "english", "--demo"], environment: env)
+        let locale = try await run(["retention", "default", "get", "com.iapdesk.demo.pro.monthly", "english", "--demo"], environment: env)
         #expect(locale.status == 64)
         #expect(locale.stderr.contains("not a language and region"))
 

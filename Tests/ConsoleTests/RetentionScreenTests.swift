@@ -82,10 +82,10 @@ import Testing
         harness.state.screenHeight = 24
         harness.send(.pageDown)
         let bottom = harness.screen(width: 80, height: 24)
-        #expect(bottom.contains("com.iapdesk.demo.news.weekly      en-US  none"))
-        #expect(bottom.contains("lines 3-22 of 22"))
+        #expect(bottom.contains("com.iapdesk.demo.studio.ac        en-US  none"))
+        #expect(bottom.contains("lines 4-23 of 23"))
         harness.send(.down)
-        #expect(harness.state.retention.scroll == 2)
+        #expect(harness.state.retention.scroll == 3)
         #expect(harness.state.toasts.last?.text == "This is the end.")
         await harness.stop()
     }

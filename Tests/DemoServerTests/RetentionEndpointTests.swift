@@ -96,14 +96,14 @@ import Testing
             header: "h", body: "b", image: UploadMessageImage(imageIdentifier: imageId, altText: "a")))
         #expect(try await client.getImageList().imageIdentifiers?.first?.imageState == .pending)
         #expect(try await client.getMessageList().messageIdentifiers?.first?.messageState == .pending)
-        #expect(await code { try await client.configureDefaultMessage(productId: "com.example.monthly", locale: "en-US", request: .init(messageIdentifier: messageId)) } == 4_030_017)
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "en-US", request: .init(messageIdentifier: messageId)) } == 4_030_017)
         await server.stop()
     }
 
     @Test func defaultMessagesNeedApprovedMessagesAndImages() async throws {
         let server = try await Self.start()
         let client = try server.plainClient()
-        let product = "com.example.monthly"
+        let product = "com.iapdesk.demo.pro.monthly"
         let plain = UUID(), withMissingImage = UUID()
         try await client.uploadMessage(messageIdentifier: plain, request: .init(header: "Stay", body: "b"))
         try await client.uploadMessage(messageIdentifier: withMissingImage, request: .init(
@@ -112,8 +112,18 @@ import Testing
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: UUID())) } == 4_040_015)
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: withMissingImage)) } == 4_030_018)
         #expect(await code { _ = try await client.getDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
+        // Apple keeps defaults for the app's auto-renewable subscriptions only.
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.nope.product", locale: "en-US", request: .init(messageIdentifier: plain)) } == 4_000_023)
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.iapdesk.demo.coins.100", locale: "en-US", request: .init(messageIdentifier: plain)) } == 4_000_023)
         try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: plain))
         #expect(try await client.getDefaultMessage(productId: product, locale: "en-US").messageIdentifier == plain.lowercased)
+        // A locale is one locale however it is cased.
+        #expect(try await client.getDefaultMessage(productId: product, locale: "EN-us").messageIdentifier == plain.lowercased)
+        try await client.configureDefaultMessage(productId: product, locale: "fr-fr", request: .init(messageIdentifier: plain))
+        #expect(try await client.getDefaultMessage(productId: product, locale: "fr-FR").messageIdentifier == plain.lowercased)
+        try await client.deleteDefaultMessage(productId: product, locale: "en-us")
+        #expect(await code { _ = try await client.getDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
+        try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: plain))
         try await client.deleteDefaultMessage(productId: product, locale: "en-US")
         #expect(await code { try await client.deleteDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
         await server.stop()
@@ -239,14 +249,14 @@ import Testing
         let imageId = UUID(), messageId = UUID()
         try await first.plainClient().uploadImage(imageIdentifier: imageId, png: fullSize, imageSize: .fullSize)
         try await first.plainClient().uploadMessage(messageIdentifier: messageId, request: .init(header: "h", body: "b"))
-        try await first.plainClient().configureDefaultMessage(productId: "com.example.monthly", locale: "fr-FR", request: .init(messageIdentifier: messageId))
+        try await first.plainClient().configureDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "fr-FR", request: .init(messageIdentifier: messageId))
         try await first.plainClient(.sandbox).configureRealtimeURL(request: .init(realtimeURL: "https://example.com/kept"))
         await first.stop()
 
         let second = try await Self.start(stateFolder: folder)
         #expect(try await second.plainClient().getImageList().imageIdentifiers?.map(\.imageIdentifier) == [imageId.lowercased])
         #expect(try await second.plainClient().getMessageList().messageIdentifiers?.first?.messageState == .approved)
-        #expect(try await second.plainClient().getDefaultMessage(productId: "com.example.monthly", locale: "fr-FR").messageIdentifier == messageId.lowercased)
+        #expect(try await second.plainClient().getDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "fr-FR").messageIdentifier == messageId.lowercased)
         #expect(try await second.plainClient(.sandbox).getRealtimeURL().realtimeURL == "https://example.com/kept")
         await second.stop()
     }

@@ -79,4 +79,16 @@ public enum RetentionLocale {
         guard letters(parts[0], 2...3), letters(parts.last!, 2...2) else { return false }
         return parts.count == 2 || letters(parts[1], 4...4)
     }
+
+    /// The locale as written by convention: language lowercase, script capitalised, region
+    /// uppercase (`EN-us` is `en-US`, `zh-hans-cn` is `zh-Hans-CN`), so one locale is one default.
+    /// Text that is not a locale is returned as it is.
+    public static func normalized(_ text: String) -> String {
+        guard isValid(text) else { return text }
+        var parts = text.split(separator: "-").map(String.init)
+        parts[0] = parts[0].lowercased()
+        parts[parts.count - 1] = parts[parts.count - 1].uppercased()
+        if parts.count == 3 { parts[1] = parts[1].prefix(1).uppercased() + parts[1].dropFirst().lowercased() }
+        return parts.joined(separator: "-")
+    }
 }

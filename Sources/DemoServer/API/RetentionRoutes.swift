@@ -109,8 +109,12 @@ struct RetentionRoutes: Sendable {
 
     // MARK: Default messages
 
-    func configureDefault(_ productId: String, _ locale: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func configureDefault(_ productId: String, _ given: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
+        // Apple takes a default for the app's auto-renewable subscriptions only (InvalidProductIdError).
+        guard DemoCatalog.product(productId)?.type == .autoRenewableSubscription else {
+            throw DemoAPIError(4_000_023, "Invalid request. The product ID \(productId) is not an auto-renewable subscription of the app.")
+        }
         try RouteValidation.checkFields(request.body, ["messageIdentifier": (.string, .generalBadRequest)])
         let body = try RouteValidation.decodeBody(DefaultConfigurationRequest.self, request.body)
         guard let raw = body.messageIdentifier, RouteValidation.isUUID(raw) else {
@@ -133,8 +137,8 @@ struct RetentionRoutes: Sendable {
         return .empty
     }
 
-    func getDefault(_ productId: String, _ locale: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func getDefault(_ productId: String, _ given: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
         let messageId = try store.read(environment) { data throws(DemoAPIError) in
             data.retention.defaults[DemoRetention.defaultKey(productId, locale)]
         }
@@ -142,8 +146,8 @@ struct RetentionRoutes: Sendable {
         return .json(DefaultConfigurationResponse(messageIdentifier: messageId))
     }
 
-    func deleteDefault(_ productId: String, _ locale: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func deleteDefault(_ productId: String, _ given: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
         let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.defaults[DemoRetention.defaultKey(productId, locale)] != nil else { throw .defaultMessageNotFound }
@@ -255,9 +259,11 @@ struct RetentionRoutes: Sendable {
         return text.lowercased()
     }
 
-    static func checkDefaultPath(_ productId: String, _ locale: String) throws(DemoAPIError) {
+    /// The path's locale, normalised (`EN-us` and `en-US` are one locale at Apple).
+    static func checkDefaultPath(_ productId: String, _ locale: String) throws(DemoAPIError) -> String {
         guard RouteValidation.isProductId(productId) else { throw .invalidProductId }
         guard RetentionLocale.isValid(locale) else { throw .invalidLocale }
+        return RetentionLocale.normalized(locale)
     }
 }
 

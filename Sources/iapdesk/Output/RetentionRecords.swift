@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 
 // `iapdesk retention … --json`: Apple's answers as typed records, states as Apple's raw values.
@@ -49,6 +50,33 @@ struct RetentionDefaultOutput: Encodable {
     var productId: String
     var locale: String
     var messageIdentifier: String?
+}
+
+/// One product and locale `retention default list` asked, and Apple's answer.
+struct RetentionDefaultRecord: Encodable {
+    var productId: String
+    var locale: String
+    /// Nil: no default message (or the read failed: `error`).
+    var messageIdentifier: String?
+    var error: String?
+
+    init(_ slot: DefaultMessageSlot, _ result: Result<String?, DisplayError>?) {
+        (productId, locale) = (slot.productId, slot.locale)
+        switch result {
+        case .success(let id)?: messageIdentifier = id
+        case .failure(let failure)?: error = failure.summary
+        case nil: error = "not read"
+        }
+    }
+}
+
+struct RetentionDefaultListOutput: Encodable {
+    var environment: String
+    /// Where the products and locales asked came from.
+    var productsFrom: String
+    var localesFrom: String
+    var productsLeftOut: Int
+    var defaults: [RetentionDefaultRecord]
 }
 
 struct RetentionRealtimeURLOutput: Encodable {
