@@ -113,6 +113,51 @@ extension CommandLineTests {
         #expect(badLocale.stderr.contains("--locale english is not a language and region"))
     }
 
+    @Test func messagesAreShownWithWhatWasUploadedAndWhatDependsOnThem() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
+        let env = ["XDG_STATE_HOME": state]
+        // Uploaded elsewhere (not in this machine's ledger), and approved.
+        let elsewhere = try await Self.approvedMessage(inDemoStateOf: state)
+        let imageId = UUID().lowercased, messageId = UUID().lowercased
+        let png = try Self.pngFile(RetentionImageCheck.samplePNG(width: 3840, height: 400))
+        #expect(try await run(["retention", "images", "upload", png, "--size", "full", "--id", imageId, "--demo", "--yes"], environment: env).status == 0)
+        let upload = try await run([
+            "retention", "messages", "upload", "--id", messageId, "--header", "Before you go", "--body", "Keep every trail.",
+            "--image", imageId, "--alt-text", "A trail", "--demo", "--yes",
+        ], environment: env)
+        #expect(upload.status == 0, "\(upload.stderr)")
+
+        let list = try await run(["retention", "messages", "list", "--demo"], environment: env)
+        #expect(list.stdout.contains("HEADER (FROM THE LEDGER)"))
+        #expect(list.stdout.contains("\(messageId)  In review  Before you go             1 image"))
+        #expect(list.stdout.contains("\(elsewhere)  Approved   -"))
+        #expect(list.stdout.contains("headers are from this machine's audit ledger (- : not uploaded from here)"))
+        let json = try await run(["retention", "messages", "list", "--demo", "--json"], environment: env)
+        let messages = try #require((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])?["messages"] as? [[String: Any]])
+        let mine = try #require(messages.first { $0["messageIdentifier"] as? String == messageId }?["fromLedger"] as? [String: Any])
+        #expect(mine["header"] as? String == "Before you go")
+        #expect(mine["body"] as? String == "Keep every trail.")
+        #expect(mine["imageIdentifier"] as? String == imageId)
+        #expect(messages.first { $0["messageIdentifier"] as? String == elsewhere }?["fromLedger"] == nil)
+
+        let inUse = try await run(["retention", "images", "delete", imageId, "--demo", "--yes"], environment: env)
+        #expect(inUse.status == 4)
+        #expect(inUse.stderr.contains("ImageInUseError (4030019)"))
+        #expect(inUse.stderr.contains("Used by message \(messageId) \"Before you go\": delete it first"))
+
+        for (product, locale) in [("com.iapdesk.demo.pro.monthly", "en-US"), ("com.iapdesk.demo.pro.yearly", "fr-FR")] {
+            let set = try await run(["retention", "default", "set", product, locale, "--message", elsewhere, "--demo", "--yes"], environment: env)
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        let delete = try await run(["retention", "messages", "delete", elsewhere, "--demo", "--yes"], environment: env)
+        #expect(delete.status == 0, "\(delete.stderr)")
+        #expect(delete.stdout.contains("Removed with it, as the default message of: com.iapdesk.demo.pro.monthly in en-US, com.iapdesk.demo.pro.yearly in fr-FR."))
+        let gone = try await run(["retention", "default", "get", "com.iapdesk.demo.pro.monthly", "en-US", "--demo"], environment: env)
+        #expect(gone.status == 2)
+        let plain = try await run(["retention", "messages", "delete", messageId, "--demo", "--yes"], environment: env)
+        #expect(plain.stdout.contains("No default message named it."))
+    }
+
     @Test func aMistypedSubcommandIsNamed() async throws {
         let image = try await run(["retention", "image", "list", "--demo"])
         #expect(image.status == 64)

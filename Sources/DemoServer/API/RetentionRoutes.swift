@@ -36,7 +36,8 @@ struct RetentionRoutes: Sendable {
         let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.images[key] != nil else { throw .imageNotFound }
-            if data.retention.messages.values.contains(where: { $0.imageIdentifiers.contains(key) }) { throw .imageInUse }
+            let users = data.retention.messageOrder.filter { data.retention.messages[$0]?.imageIdentifiers.contains(key) ?? false }
+            if !users.isEmpty { throw DemoAPIError(4_030_019, "Forbidden. The image is used by \(users.count == 1 ? "message" : "messages") \(users.joined(separator: ", ")).") }
             try keep(.imageDeleted(id: key), environment, now, &data)
         }
         return .empty
@@ -280,7 +281,6 @@ extension DemoAPIError {
     static let maximumNumberOfMessagesReached = DemoAPIError(4_030_016, "Forbidden. The maximum number of messages is reached.")
     static let messageNotApproved = DemoAPIError(4_030_017, "Forbidden. The message is not approved.")
     static let imageNotApproved = DemoAPIError(4_030_018, "Forbidden. An image of the message is not approved.")
-    static let imageInUse = DemoAPIError(4_030_019, "Forbidden. The image is used by a message.")
     static let forbiddenNoPassingTest = DemoAPIError(4_030_026, "Forbidden. A passing performance test is required before setting a production URL.")
     static let imageNotFound = DemoAPIError(4_040_014, "Image not found.")
     static let messageNotFound = DemoAPIError(4_040_015, "Message not found.")

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import DemoServer
 import DeskCore
 import Foundation
 
@@ -105,12 +106,35 @@ struct RetentionImageDeleteCommand: AsyncParsableCommand {
         try await runReporting {
             let identifier = try RetentionIdentifier.parse(imageId, "IMAGE_ID")
             try await withSession(global) { session, printer in
-                _ = try await RetentionWrite.send(
-                    Endpoints.deleteImage(imageIdentifier: identifier), subject: "retention image \(identifier.lowercased)",
-                    session: session, yes: write.yes)
+                do {
+                    _ = try await RetentionWrite.send(
+                        Endpoints.deleteImage(imageIdentifier: identifier), subject: "retention image \(identifier.lowercased)",
+                        session: session, yes: write.yes)
+                } catch var error as CLIError where error.serverCode == .imageInUse {
+                    error.hint = await Self.usersHint(identifier.lowercased, session: session)
+                    throw error
+                }
                 printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "delete-image", imageIdentifier: identifier.lowercased))
                 printer.text("Deleted image \(identifier.lowercased) in \(session.environmentLabel).")
             }
         }
+    }
+
+    /// The messages that show the image: the demo knows; otherwise the messages uploaded from here
+    /// that show it and that Apple still lists (Apple's refusal does not name them).
+    static func usersHint(_ image: String, session: Session) async -> String {
+        let uploads = await RetentionLedger.uploads(session)
+        var users: [String]
+        if let demo = session.demo {
+            users = demo.retentionMessages(usingImage: image, session.environment)
+        } else {
+            let listed = Set(((try? await session.client.getMessageList().messageIdentifiers) ?? []).compactMap { $0.messageIdentifier?.lowercased() })
+            users = uploads.values.filter { listed.contains($0.identifier) && $0.imageIdentifiers.contains(image) }.map(\.identifier).sorted()
+        }
+        guard !users.isEmpty else {
+            return "Nothing was changed. No message uploaded from this machine shows it; Apple does not say which does. Delete the messages that use it first."
+        }
+        let named = users.map { RetentionLedger.named($0, uploads) }.joined(separator: ", ")
+        return "Nothing was changed. Used by \(users.count == 1 ? "message" : "messages") \(named)\(session.demo == nil ? " (uploaded from here)" : ""): delete \(users.count == 1 ? "it" : "them") first (iapdesk retention messages delete ID)."
     }
 }

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import DemoServer
 import DeskCore
 import Foundation
 
@@ -18,11 +19,22 @@ struct RetentionMessagesListCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let messages = try await session.client.getMessageList().messageIdentifiers ?? []
-            printer.emit(RetentionMessageListOutput(environment: session.environment.rawValue, messages: messages.map(RetentionMessageRecord.init)))
+            let uploads = await RetentionLedger.uploads(session)
+            func uploaded(_ item: GetMessageListResponseItem) -> UploadedMessage? { item.messageIdentifier.flatMap { uploads[$0.lowercased()] } }
+            printer.emit(RetentionMessageListOutput(
+                environment: session.environment.rawValue, messages: messages.map { RetentionMessageRecord($0, uploaded: uploaded($0)) }))
             guard !messages.isEmpty else { return printer.text("No messages in \(session.environmentLabel).") }
-            var table = TextTable("MESSAGE", "STATE")
-            for message in messages { table.add(message.messageIdentifier ?? "-", message.messageState?.label ?? "-") }
+            var table = TextTable("MESSAGE", "STATE", "HEADER (FROM THE LEDGER)", "IMAGES")
+            for message in messages {
+                let upload = uploaded(message)
+                table.add(
+                    message.messageIdentifier ?? "-", message.messageState?.label ?? "-", upload?.header ?? "-",
+                    upload.map { DisplayFormat.count($0.imageIdentifiers.count, "image") } ?? "-")
+            }
             printer.text(table.render())
+            // Apple's list has no text: say where the headers come from, and why some are missing.
+            printer.text("Apple lists identifiers and review states only; headers are from this machine's audit ledger"
+                + (messages.contains { uploaded($0) == nil } ? " (- : not uploaded from here)." : "."))
         }
     }
 }
@@ -114,11 +126,23 @@ struct RetentionMessageDeleteCommand: AsyncParsableCommand {
         try await runReporting {
             let identifier = try RetentionIdentifier.parse(messageId, "MESSAGE_ID")
             try await withSession(global) { session, printer in
+                // The demo knows the defaults that name the message (Apple's answers do not say).
+                let defaults = session.demo?.retentionDefaults(naming: identifier.lowercased, session.environment)
                 _ = try await RetentionWrite.send(
                     Endpoints.deleteMessage(messageIdentifier: identifier), subject: "retention message \(identifier.lowercased)",
                     session: session, yes: write.yes)
-                printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "delete-message", messageIdentifier: identifier.lowercased))
+                printer.emit(RetentionWriteOutput(
+                    environment: session.environment.rawValue, action: "delete-message", messageIdentifier: identifier.lowercased,
+                    removedDefaults: defaults?.map { RetentionDefaultSlotRecord(productId: $0.productId, locale: $0.locale) }))
                 printer.text("Deleted message \(identifier.lowercased) in \(session.environmentLabel).")
+                switch defaults {
+                case nil:
+                    printer.text("A default message that named it no longer shows; iapdesk retention default list shows which products and locales have one.")
+                case let defaults? where defaults.isEmpty:
+                    printer.text("No default message named it.")
+                case let defaults?:
+                    printer.text("Removed with it, as the default message of: " + defaults.map { "\($0.productId) in \($0.locale)" }.joined(separator: ", ") + ".")
+                }
             }
         }
     }

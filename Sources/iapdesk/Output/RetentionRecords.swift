@@ -22,10 +22,31 @@ struct RetentionImageListOutput: Encodable {
 struct RetentionMessageRecord: Encodable {
     var messageIdentifier: String?
     var messageState: String?
+    /// What was uploaded, from this machine's audit ledger (Apple's list has no text); nil when
+    /// the message was not uploaded from here.
+    var fromLedger: RetentionUploadRecord?
 
-    init(_ item: GetMessageListResponseItem) {
+    init(_ item: GetMessageListResponseItem, uploaded: UploadedMessage?) {
         (messageIdentifier, messageState) = (item.messageIdentifier, item.messageState?.rawValue)
+        fromLedger = uploaded.map(RetentionUploadRecord.init)
     }
+}
+
+struct RetentionUploadRecord: Encodable {
+    var header: String
+    var body: String
+    var imageIdentifier: String?
+    var bulletImageIdentifiers: [String]
+
+    init(_ message: UploadedMessage) {
+        (header, body, imageIdentifier, bulletImageIdentifiers) = (message.header, message.body, message.image, message.bulletImages)
+    }
+}
+
+/// A product and locale, as `retention messages delete` names the defaults removed with a message.
+struct RetentionDefaultSlotRecord: Encodable {
+    var productId: String
+    var locale: String
 }
 
 struct RetentionMessageListOutput: Encodable {
@@ -43,6 +64,8 @@ struct RetentionWriteOutput: Encodable {
     var productId: String?
     var locale: String?
     var realtimeURL: String?
+    /// `delete-message` in the demo: the default messages that named it, removed with it.
+    var removedDefaults: [RetentionDefaultSlotRecord]?
 }
 
 struct RetentionDefaultOutput: Encodable {

@@ -49,6 +49,8 @@ struct CLIError: Error, CustomStringConvertible {
     let message: String
     var hint: String?
     let status: ExitStatus
+    /// Apple's error code, when Apple refused: for a command that says more about some of them.
+    var serverCode: APIErrorCode?
 
     var description: String { message }
 
@@ -75,6 +77,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .deadlineExceeded: status = .unavailable
         }
         self.init(error.summary, hint: error.hint, status: status)
+        serverCode = error.serverCode
         if case .deadlineExceeded = error {
             hint = "The server is slow or not answering: check the network, any proxy (HTTPS_PROXY) and the base URL, or allow more time with --timeout SECONDS (or IAPDESK_TIMEOUT, or timeout = SECONDS in the profile)."
         }
