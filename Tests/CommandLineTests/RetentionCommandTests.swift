@@ -158,6 +158,28 @@ extension CommandLineTests {
         #expect(plain.stdout.contains("No default message named it."))
     }
 
+    @Test func aMessagesImagesAreLookedUpBeforeItIsSent() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-cli-state-\(UUID().uuidString)").path
+        let env = ["XDG_STATE_HOME": state]
+        let banner = UUID().lowercased, missing = UUID().lowercased
+        let png = try Self.pngFile(RetentionImageCheck.samplePNG(width: 3840, height: 400))
+        #expect(try await run(["retention", "images", "upload", png, "--size", "full", "--id", banner, "--demo", "--yes"], environment: env).status == 0)
+        let unknown = try await run([
+            "retention", "messages", "upload", "--header", "h", "--body", "b", "--image", missing, "--alt-text", "a", "--demo", "--yes",
+        ], environment: env)
+        #expect(unknown.status == 2, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("Not sent: the message's image, \(missing), does not exist in Demo (Production)"))
+        #expect(!unknown.stderr.contains("Request identifier"), "nothing was sent")
+        let misplaced = try await run([
+            "retention", "messages", "upload", "--header", "h", "--body", "b", "--bullet", "Maps", "--bullet-image", banner, "--bullet-alt-text", "a",
+            "--demo", "--yes",
+        ], environment: env)
+        #expect(misplaced.status == 64, "\(misplaced.stderr)")
+        #expect(misplaced.stderr.contains("Not sent: the image of bullet point 1, \(banner), is a full size image; this place takes a bullet point one."))
+        let list = try await run(["retention", "messages", "list", "--demo"], environment: env)
+        #expect(list.stdout.contains("No messages"))
+    }
+
     @Test func aMistypedSubcommandIsNamed() async throws {
         let image = try await run(["retention", "image", "list", "--demo"])
         #expect(image.status == 64)

@@ -74,8 +74,19 @@ import Testing
         #expect(await refused(.init(header: "h", body: "b", headerPosition: .aboveImage)) == 4_000_224)
         #expect(try await server.rawCode("PUT", "/inApps/v1/messaging/message/\(UUID().lowercased)", body: #"{"header":1,"body":"b"}"#) == 4_000_000)
 
+        // The images a message shows must exist, each of its place's size.
+        #expect(await refused(.init(header: "Stay", body: "b", image: image)) == 4_040_014)
+        let banner = UUID(), dot = UUID()
+        try await client.uploadImage(imageIdentifier: banner, png: fullSize, imageSize: .fullSize)
+        try await client.uploadImage(imageIdentifier: dot, png: bullet, imageSize: .bulletPoint)
+        #expect(await refused(.init(header: "h", body: "b", image: UploadMessageImage(imageIdentifier: dot, altText: "a"))) == 4_000_216)
+        #expect(await refused(.init(header: "h", body: "b", bulletPoints: [BulletPoint(text: "t", imageIdentifier: banner, altText: "a")])) == 4_000_216)
+        #expect(await refused(.init(header: "h", body: "b", bulletPoints: [BulletPoint(text: "t", imageIdentifier: UUID(), altText: "a")])) == 4_040_014)
+
         let kept = UUID(), doubtful = UUID()
-        try await client.uploadMessage(messageIdentifier: kept, request: .init(header: "Stay", body: "Keep your maps", image: image, headerPosition: .aboveImage))
+        try await client.uploadMessage(messageIdentifier: kept, request: .init(
+            header: "Stay", body: "Keep your maps", image: UploadMessageImage(imageIdentifier: banner, altText: "a"), headerPosition: .aboveImage,
+            bulletPoints: [BulletPoint(text: "Offline maps", imageIdentifier: dot, altText: "a")]))
         #expect(await code { try await client.uploadMessage(messageIdentifier: kept, request: .init(header: "h", body: "b")) } == 4_090_001)
         try await client.uploadMessage(messageIdentifier: doubtful, request: .init(header: "Guaranteed savings", body: "b"))
         #expect(await refused(.init(header: "h", body: "b")) == 4_030_016)
@@ -104,13 +115,14 @@ import Testing
         let server = try await Self.start()
         let client = try server.plainClient()
         let product = "com.iapdesk.demo.pro.monthly"
-        let plain = UUID(), withMissingImage = UUID()
+        let plain = UUID(), withRejectedImage = UUID(), greyImage = UUID()
         try await client.uploadMessage(messageIdentifier: plain, request: .init(header: "Stay", body: "b"))
-        try await client.uploadMessage(messageIdentifier: withMissingImage, request: .init(
-            header: "h", body: "b", image: UploadMessageImage(imageIdentifier: UUID(), altText: "a")))
+        try await client.uploadImage(imageIdentifier: greyImage, png: RetentionImageCheck.samplePNG(width: 3840, height: 400, colorType: 0), imageSize: .fullSize)
+        try await client.uploadMessage(messageIdentifier: withRejectedImage, request: .init(
+            header: "h", body: "b", image: UploadMessageImage(imageIdentifier: greyImage, altText: "a")))
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "english", request: .init(messageIdentifier: plain)) } == 4_000_164)
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: UUID())) } == 4_040_015)
-        #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: withMissingImage)) } == 4_030_018)
+        #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: withRejectedImage)) } == 4_030_018)
         #expect(await code { _ = try await client.getDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
         // Apple keeps defaults for the app's auto-renewable subscriptions only.
         #expect(await code { try await client.configureDefaultMessage(productId: "com.nope.product", locale: "en-US", request: .init(messageIdentifier: plain)) } == 4_000_023)

@@ -50,6 +50,27 @@ extension UploadMessageRequestBody {
     }
 }
 
+/// An image a message shows, and the size its place takes.
+public struct RetentionImageUse: Sendable, Equatable {
+    public var imageIdentifier: String
+    /// FULL_SIZE as the message's image, BULLET_POINT beside a bullet point.
+    public var size: ImageSize
+    /// "the message's image", "the image of bullet point 2".
+    public var place: String
+}
+
+extension UploadMessageRequestBody {
+    /// Every image the message shows, where it shows it; each must be uploaded, and of its place's
+    /// size (Apple refuses an unknown one, ImageNotFoundError, and one of the other size,
+    /// BadRequestImageSizeError).
+    public var imageUses: [RetentionImageUse] {
+        (image.map { [RetentionImageUse(imageIdentifier: $0.imageIdentifier.lowercased(), size: .fullSize, place: "the message's image")] } ?? [])
+            + (bulletPoints ?? []).enumerated().map { index, point in
+                RetentionImageUse(imageIdentifier: point.imageIdentifier.lowercased(), size: .bulletPoint, place: "the image of bullet point \(index + 1)")
+            }
+    }
+}
+
 extension RealtimeUrlRequest {
     /// Why Apple would refuse the URL (BadRequestRealtimeUrlError), or nil.
     public var violation: RetentionRuleViolation? {

@@ -79,6 +79,7 @@ struct RetentionRoutes: Sendable {
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.messages[key] == nil else { throw .messageAlreadyExists }
             guard data.retention.messages.count < settings.maxMessages else { throw .maximumNumberOfMessagesReached }
+            try Self.checkImages(of: kept, in: data.retention)
             try keep(.messageUploaded(id: key, body: kept, rejected: DemoRetention.rejects(message),
                                       reviewedAt: now.addingTimeInterval(settings.reviewDelay)), environment, now, &data)
         }
@@ -106,6 +107,21 @@ struct RetentionRoutes: Sendable {
             }
         }
         return .json(GetMessageListResponse(messageIdentifiers: items))
+    }
+
+    /// Each image a message shows exists, and is of the size its place takes: FULL_SIZE as the
+    /// message's image, BULLET_POINT beside a bullet point (Apple's codes for an unknown image and
+    /// a wrong image size).
+    static func checkImages(of message: UploadMessageRequestBody, in retention: DemoRetention) throws(DemoAPIError) {
+        for use in message.imageUses {
+            guard let image = retention.images[use.imageIdentifier] else {
+                throw DemoAPIError(4_040_014, "Image not found: \(use.place), \(use.imageIdentifier), was never uploaded (or was deleted).")
+            }
+            guard image.size == use.size else {
+                throw DemoAPIError(
+                    4_000_216, "Invalid request. The image's size is invalid: \(use.place), \(use.imageIdentifier), is \(image.size.rawValue), not \(use.size.rawValue).")
+            }
+        }
     }
 
     // MARK: Default messages

@@ -103,11 +103,40 @@ struct RetentionMessageUploadCommand: AsyncParsableCommand {
             let identifier = try RetentionIdentifier.parse(id, "--id")
             let message = try request()
             try await withSession(global) { session, printer in
+                try await Self.checkImages(message, session: session)
                 _ = try await RetentionWrite.send(
                     Endpoints.uploadMessage(messageIdentifier: identifier, request: message),
                     subject: "retention message \(identifier.lowercased)", session: session, yes: write.yes)
                 printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "upload-message", messageIdentifier: identifier.lowercased))
                 printer.text("Uploaded message \(identifier.lowercased) to \(session.environmentLabel); it is in review until Apple approves it (retention messages list).")
+            }
+        }
+    }
+}
+
+extension RetentionMessageUploadCommand {
+    /// The images the message names, looked up in the environment's image list before anything is
+    /// sent: Apple would take a message naming an image it does not have, and refuse it only
+    /// later as a default (ImageNotApprovedError).
+    static func checkImages(_ message: UploadMessageRequestBody, session: Session) async throws {
+        let uses = message.imageUses
+        guard !uses.isEmpty else { return }
+        let images = try await session.client.getImageList().imageIdentifiers ?? []
+        let sizes = Dictionary(images.compactMap { item in item.imageIdentifier.map { ($0.lowercased(), item.imageSize) } }, uniquingKeysWith: { first, _ in first })
+        for use in uses {
+            guard let size = sizes[use.imageIdentifier] else {
+                throw CLIError(
+                    "Not sent: \(use.place), \(use.imageIdentifier), does not exist in \(session.environmentLabel): it was never uploaded there, or was deleted.",
+                    hint: "iapdesk retention images list shows the images there are; upload one with iapdesk retention images upload FILE --size \(use.size == .fullSize ? "full" : "bullet").",
+                    status: .notFound)
+            }
+            if let size, size != use.size {
+                throw CLIError(
+                    "Not sent: \(use.place), \(use.imageIdentifier), is a \(size.label.lowercased()) image; this place takes a \(use.size.label.lowercased()) one.",
+                    hint: use.size == .fullSize
+                        ? "Give a full-size image (3840 pixels wide) with --image, and bullet point images with --bullet-image."
+                        : "Give a bullet point image (1024×1024) with --bullet-image, and the full-size image with --image.",
+                    status: .usage)
             }
         }
     }
