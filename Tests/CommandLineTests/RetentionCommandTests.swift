@@ -43,6 +43,14 @@ extension CommandLineTests {
             #expect(result.stderr.contains(message), "\(result.stderr)")
             #expect(!result.stderr.contains("Request identifier"), "nothing reached the ledger or Apple")
         }
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-missing-\(UUID().uuidString).png").path
+        let absent = try await run(["retention", "images", "upload", missing, "--size", "full", "--demo", "--yes"])
+        #expect(absent.status == 64)
+        #expect(absent.stderr.contains("Not sent: \(missing) does not exist.\n"), "\(absent.stderr)")
+        let folder = try await run(["retention", "images", "upload", FileManager.default.temporaryDirectory.path, "--size", "full", "--demo", "--yes"])
+        #expect(folder.status == 64)
+        #expect(folder.stderr.contains("is a folder, not a PNG file."), "\(folder.stderr)")
+        #expect(!folder.stderr.contains("NSCocoaErrorDomain"))
         let size = try await run(["retention", "images", "upload", try Self.pngFile(RetentionImageCheck.samplePNG(width: 1024, height: 1024)), "--size", "huge", "--demo"])
         #expect(size.status == 64)
         #expect(size.stderr.contains("--size must be full"))

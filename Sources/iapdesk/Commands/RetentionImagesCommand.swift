@@ -83,11 +83,21 @@ struct RetentionImageUploadCommand: AsyncParsableCommand {
         }
     }
 
+    /// The file's bytes; a missing file, a folder or an unreadable file said plainly.
     static func read(_ path: String) throws -> Data {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CLIError("Not sent: \(path) does not exist.", hint: "Give the path of a PNG file.", status: .usage)
+        }
+        guard !isFolder.boolValue else {
+            throw CLIError("Not sent: \(path) is a folder, not a PNG file.", hint: "Give the path of a PNG file.", status: .usage)
+        }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CLIError("Not sent: \(path) could not be read: \((error as NSError).localizedDescription).", status: .usage)
+            // Foundation's descriptions end with a full stop of their own.
+            let reason = (error as NSError).localizedDescription.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+            throw CLIError("Not sent: \(path) could not be read: \(reason).", status: .usage)
         }
     }
 }
