@@ -188,9 +188,6 @@ public final class DemoServer: Sendable {
             opened?.inUse.close()
             throw DemoServerError.couldNotBind(host: configuration.host, port: configuration.port)
         }
-        // A wildcard address is reached on loopback.
-        let ownHost = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
-        store.ownAddress.withLock { $0 = URL(string: "http://\(ownHost.contains(":") ? "[\(ownHost)]" : ownHost):\(port)") }
         api.resumePendingWork()
         return DemoServer(
             productionURL: URL(string: "http://\(configuration.host):\(port)")!,

@@ -233,13 +233,11 @@ struct RetentionRoutes: Sendable {
             try keep(.performanceTestStarted(requestId: requestId, target: target, config: config), environment, now, &data)
             return (target, transaction.payload.productId ?? "")
         }
-        // The demo's own endpoint is called where the demo listens, over HTTP like any other.
-        let own = PerformanceTestRun.isOwnEndpoint(started.target)
         let run = PerformanceTestRun(
-            store: store, requestId: requestId, target: started.target,
-            callURL: own ? store.ownAddress.withLock { $0 }?.appendingPathComponent("sandbox/demo/realtime") : PerformanceTestRun.callURL(started.target),
-            config: config, originalTransactionId: id, productId: started.productId,
-            transport: own ? AsyncHTTPClientTransport() : settings.realtimeTransport ?? AsyncHTTPClientTransport())
+            store: store, requestId: requestId, target: started.target, config: config, originalTransactionId: id,
+            productId: started.productId,
+            transport: PerformanceTestRun.isOwnEndpoint(started.target)
+                ? OwnRealtimeEndpoint(routes: self) : settings.realtimeTransport ?? AsyncHTTPClientTransport())
         store.track { await run.run() }
         return .json(PerformanceTestResponse(config: config, requestId: requestId))
     }

@@ -23,8 +23,6 @@ final class DemoStore: Sendable {
     /// What the demo's own receiver does with a body it takes (keeps it where the demo's arrivals
     /// are kept); nil: it only answers 200.
     let ownReceiver = Mutex<(@Sendable (Data) async -> Bool)?>(nil)
-    /// Where the demo listens, once bound: its own realtime endpoint is called there.
-    let ownAddress = Mutex<URL?>(nil)
     /// Deliveries still on their way (a process that keeps its state lets them land before it ends).
     let deliveries = Mutex<[UUID: Task<Void, Never>]>([:])
 
