@@ -250,6 +250,9 @@ public final class DemoServer: Sendable {
     /// webhook's timeout); deliveries start before the request that makes them is answered.
     public func deliveriesLanded() async { await store.drain() }
 
+    /// Whether `url` names the demo's own Get Retention Message endpoint (`https://localhost/demo/realtime`).
+    public static func isOwnRealtimeEndpoint(_ url: String) -> Bool { PerformanceTestRun.isOwnEndpoint(url) }
+
     public func seedIDs(_ environment: AppStoreEnvironment? = nil) -> DemoSeedIDs { seeds(environment ?? self.environment) }
 
     public func serverEnvironment(_ environment: AppStoreEnvironment) -> ServerEnvironment {

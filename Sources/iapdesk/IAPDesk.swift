@@ -27,4 +27,23 @@ struct IAPDesk: AsyncParsableCommand {
             CompletionsCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
+
+    /// ArgumentParser's own `main`, with a mistyped subcommand named as one (`SubcommandMistake`).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if !(error is CleanExit), (try? parseAsRoot(arguments)) == nil, let mistake = SubcommandMistake.message(arguments, root: Self.self) {
+                StandardStreams.error("Error: \(mistake)\n")
+                exit(withError: ExitCode(ExitStatus.usage.rawValue))
+            }
+            exit(withError: error)
+        }
+    }
 }

@@ -280,7 +280,7 @@ enum TestReceipt {
         try contentInfo(type: AppReceiptReader.signedData) { outer in
             try outer.appendConstructedNode(identifier: .sequence) { signed in
                 try signed.serialize(1)
-                try signed.appendConstructedNode(identifier: .set) { _ in }
+                signed.appendConstructedNode(identifier: .set) { _ in }
                 try signed.appendConstructedNode(identifier: .sequence) { encapsulated in
                     try encapsulated.serialize(AppReceiptReader.data)
                     if let content {
@@ -289,7 +289,7 @@ enum TestReceipt {
                         }
                     }
                 }
-                try signed.appendConstructedNode(identifier: .set) { _ in }
+                signed.appendConstructedNode(identifier: .set) { _ in }
             }
         }
     }

@@ -74,8 +74,19 @@ import Testing
         #expect(await refused(.init(header: "h", body: "b", headerPosition: .aboveImage)) == 4_000_224)
         #expect(try await server.rawCode("PUT", "/inApps/v1/messaging/message/\(UUID().lowercased)", body: #"{"header":1,"body":"b"}"#) == 4_000_000)
 
+        // The images a message shows must exist, each of its place's size.
+        #expect(await refused(.init(header: "Stay", body: "b", image: image)) == 4_040_014)
+        let banner = UUID(), dot = UUID()
+        try await client.uploadImage(imageIdentifier: banner, png: fullSize, imageSize: .fullSize)
+        try await client.uploadImage(imageIdentifier: dot, png: bullet, imageSize: .bulletPoint)
+        #expect(await refused(.init(header: "h", body: "b", image: UploadMessageImage(imageIdentifier: dot, altText: "a"))) == 4_000_216)
+        #expect(await refused(.init(header: "h", body: "b", bulletPoints: [BulletPoint(text: "t", imageIdentifier: banner, altText: "a")])) == 4_000_216)
+        #expect(await refused(.init(header: "h", body: "b", bulletPoints: [BulletPoint(text: "t", imageIdentifier: UUID(), altText: "a")])) == 4_040_014)
+
         let kept = UUID(), doubtful = UUID()
-        try await client.uploadMessage(messageIdentifier: kept, request: .init(header: "Stay", body: "Keep your maps", image: image, headerPosition: .aboveImage))
+        try await client.uploadMessage(messageIdentifier: kept, request: .init(
+            header: "Stay", body: "Keep your maps", image: UploadMessageImage(imageIdentifier: banner, altText: "a"), headerPosition: .aboveImage,
+            bulletPoints: [BulletPoint(text: "Offline maps", imageIdentifier: dot, altText: "a")]))
         #expect(await code { try await client.uploadMessage(messageIdentifier: kept, request: .init(header: "h", body: "b")) } == 4_090_001)
         try await client.uploadMessage(messageIdentifier: doubtful, request: .init(header: "Guaranteed savings", body: "b"))
         #expect(await refused(.init(header: "h", body: "b")) == 4_030_016)
@@ -96,24 +107,35 @@ import Testing
             header: "h", body: "b", image: UploadMessageImage(imageIdentifier: imageId, altText: "a")))
         #expect(try await client.getImageList().imageIdentifiers?.first?.imageState == .pending)
         #expect(try await client.getMessageList().messageIdentifiers?.first?.messageState == .pending)
-        #expect(await code { try await client.configureDefaultMessage(productId: "com.example.monthly", locale: "en-US", request: .init(messageIdentifier: messageId)) } == 4_030_017)
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "en-US", request: .init(messageIdentifier: messageId)) } == 4_030_017)
         await server.stop()
     }
 
     @Test func defaultMessagesNeedApprovedMessagesAndImages() async throws {
         let server = try await Self.start()
         let client = try server.plainClient()
-        let product = "com.example.monthly"
-        let plain = UUID(), withMissingImage = UUID()
+        let product = "com.iapdesk.demo.pro.monthly"
+        let plain = UUID(), withRejectedImage = UUID(), greyImage = UUID()
         try await client.uploadMessage(messageIdentifier: plain, request: .init(header: "Stay", body: "b"))
-        try await client.uploadMessage(messageIdentifier: withMissingImage, request: .init(
-            header: "h", body: "b", image: UploadMessageImage(imageIdentifier: UUID(), altText: "a")))
+        try await client.uploadImage(imageIdentifier: greyImage, png: RetentionImageCheck.samplePNG(width: 3840, height: 400, colorType: 0), imageSize: .fullSize)
+        try await client.uploadMessage(messageIdentifier: withRejectedImage, request: .init(
+            header: "h", body: "b", image: UploadMessageImage(imageIdentifier: greyImage, altText: "a")))
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "english", request: .init(messageIdentifier: plain)) } == 4_000_164)
         #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: UUID())) } == 4_040_015)
-        #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: withMissingImage)) } == 4_030_018)
+        #expect(await code { try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: withRejectedImage)) } == 4_030_018)
         #expect(await code { _ = try await client.getDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
+        // Apple keeps defaults for the app's auto-renewable subscriptions only.
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.nope.product", locale: "en-US", request: .init(messageIdentifier: plain)) } == 4_000_023)
+        #expect(await code { try await client.configureDefaultMessage(productId: "com.iapdesk.demo.coins.100", locale: "en-US", request: .init(messageIdentifier: plain)) } == 4_000_023)
         try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: plain))
         #expect(try await client.getDefaultMessage(productId: product, locale: "en-US").messageIdentifier == plain.lowercased)
+        // A locale is one locale however it is cased.
+        #expect(try await client.getDefaultMessage(productId: product, locale: "EN-us").messageIdentifier == plain.lowercased)
+        try await client.configureDefaultMessage(productId: product, locale: "fr-fr", request: .init(messageIdentifier: plain))
+        #expect(try await client.getDefaultMessage(productId: product, locale: "fr-FR").messageIdentifier == plain.lowercased)
+        try await client.deleteDefaultMessage(productId: product, locale: "en-us")
+        #expect(await code { _ = try await client.getDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
+        try await client.configureDefaultMessage(productId: product, locale: "en-US", request: .init(messageIdentifier: plain))
         try await client.deleteDefaultMessage(productId: product, locale: "en-US")
         #expect(await code { try await client.deleteDefaultMessage(productId: product, locale: "en-US") } == 4_040_020)
         await server.stop()
@@ -179,6 +201,33 @@ import Testing
         await server.stop()
     }
 
+    @Test func aPerformanceTestNeedsAnAutoRenewableSubscription() async throws {
+        let server = try await Self.start(transport: RealtimeEndpoint(answer: .json(200, "{}")))
+        let sandbox = try server.plainClient(.sandbox)
+        try await sandbox.configureRealtimeURL(request: .init(realtimeURL: "https://retention.example.com/realtime"))
+        let consumable = try server.customer("Sandbox: refunded consumable", .sandbox)
+        #expect(await code { _ = try await sandbox.initiatePerformanceTest(request: .init(originalTransactionId: consumable.originalTransactionId)) } == 4_000_211)
+        let lifetime = try server.customer("Sandbox: lifetime unlock", .sandbox)
+        #expect(await code { _ = try await sandbox.initiatePerformanceTest(request: .init(originalTransactionId: lifetime.originalTransactionId)) } == 4_000_211)
+        await server.stop()
+    }
+
+    @Test func theDemosOwnEndpointIsTimedInWholeMillisecondsRoundedUp() async throws {
+        let server = try await Self.start()
+        let sandbox = try server.plainClient(.sandbox)
+        try await sandbox.configureRealtimeURL(request: .init(realtimeURL: "https://localhost/demo/realtime"))
+        let customer = try server.customer("Sandbox: active monthly subscription", .sandbox)
+        let started = try await sandbox.initiatePerformanceTest(request: .init(originalTransactionId: customer.originalTransactionId))
+        await server.store.drain()
+        let result = try await sandbox.getPerformanceTestResults(requestId: try #require(started.requestId))
+        #expect(result.result == .pass)
+        #expect(result.target == "https://localhost/demo/realtime")
+        // Each answer took some time, if under a millisecond: no time is 0 ms.
+        let times = try #require(result.responseTimes)
+        #expect([times.average, times.p50, times.p90, times.p95, times.p99].allSatisfy { ($0 ?? 0) >= 1 })
+        await server.stop()
+    }
+
     @Test func aSlowEndpointFailsAndOneRunAtATime() async throws {
         let realtime = RealtimeEndpoint(answer: .failure(TransportFailure(kind: .timedOut, detail: "no answer")), holdFirst: true)
         let server = try await Self.start(transport: realtime)
@@ -207,14 +256,14 @@ import Testing
         let imageId = UUID(), messageId = UUID()
         try await first.plainClient().uploadImage(imageIdentifier: imageId, png: fullSize, imageSize: .fullSize)
         try await first.plainClient().uploadMessage(messageIdentifier: messageId, request: .init(header: "h", body: "b"))
-        try await first.plainClient().configureDefaultMessage(productId: "com.example.monthly", locale: "fr-FR", request: .init(messageIdentifier: messageId))
+        try await first.plainClient().configureDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "fr-FR", request: .init(messageIdentifier: messageId))
         try await first.plainClient(.sandbox).configureRealtimeURL(request: .init(realtimeURL: "https://example.com/kept"))
         await first.stop()
 
         let second = try await Self.start(stateFolder: folder)
         #expect(try await second.plainClient().getImageList().imageIdentifiers?.map(\.imageIdentifier) == [imageId.lowercased])
         #expect(try await second.plainClient().getMessageList().messageIdentifiers?.first?.messageState == .approved)
-        #expect(try await second.plainClient().getDefaultMessage(productId: "com.example.monthly", locale: "fr-FR").messageIdentifier == messageId.lowercased)
+        #expect(try await second.plainClient().getDefaultMessage(productId: "com.iapdesk.demo.pro.monthly", locale: "fr-FR").messageIdentifier == messageId.lowercased)
         #expect(try await second.plainClient(.sandbox).getRealtimeURL().realtimeURL == "https://example.com/kept")
         await second.stop()
     }

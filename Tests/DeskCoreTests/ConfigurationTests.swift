@@ -97,6 +97,9 @@ import Testing
     @Test func retentionLocalesAreCheckedLocales() throws {
         let file = try ConfigFile.parse("[profiles.x]\nretention_locales = [\"en-US\", \"fr-FR\", \"en-US\"]\n", path: "c.toml")
         #expect(file.profiles["x"]?.retentionLocales == ["en-US", "fr-FR"])
+        // Written one way, so one locale is asked once: language lowercase, script capitalised, region uppercase.
+        let cased = try ConfigFile.parse("[profiles.x]\nretention_locales = [\"EN-us\", \"en-US\", \"zh-hans-cn\"]\n", path: "c.toml")
+        #expect(cased.profiles["x"]?.retentionLocales == ["en-US", "zh-Hans-CN"])
         #expect(try ConfigFile.parse("[profiles.x]\n", path: "c.toml").profiles["x"]?.retentionLocales == [])
         #expect {
             _ = try ConfigFile.parse("[profiles.x]\nretention_locales = [\"english\"]\n", path: "c.toml")

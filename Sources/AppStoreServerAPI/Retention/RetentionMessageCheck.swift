@@ -50,6 +50,27 @@ extension UploadMessageRequestBody {
     }
 }
 
+/// An image a message shows, and the size its place takes.
+public struct RetentionImageUse: Sendable, Equatable {
+    public var imageIdentifier: String
+    /// FULL_SIZE as the message's image, BULLET_POINT beside a bullet point.
+    public var size: ImageSize
+    /// "the message's image", "the image of bullet point 2".
+    public var place: String
+}
+
+extension UploadMessageRequestBody {
+    /// Every image the message shows, where it shows it; each must be uploaded, and of its place's
+    /// size (Apple refuses an unknown one, ImageNotFoundError, and one of the other size,
+    /// BadRequestImageSizeError).
+    public var imageUses: [RetentionImageUse] {
+        (image.map { [RetentionImageUse(imageIdentifier: $0.imageIdentifier.lowercased(), size: .fullSize, place: "the message's image")] } ?? [])
+            + (bulletPoints ?? []).enumerated().map { index, point in
+                RetentionImageUse(imageIdentifier: point.imageIdentifier.lowercased(), size: .bulletPoint, place: "the image of bullet point \(index + 1)")
+            }
+    }
+}
+
 extension RealtimeUrlRequest {
     /// Why Apple would refuse the URL (BadRequestRealtimeUrlError), or nil.
     public var violation: RetentionRuleViolation? {
@@ -78,5 +99,17 @@ public enum RetentionLocale {
         }
         guard letters(parts[0], 2...3), letters(parts.last!, 2...2) else { return false }
         return parts.count == 2 || letters(parts[1], 4...4)
+    }
+
+    /// The locale as written by convention: language lowercase, script capitalised, region
+    /// uppercase (`EN-us` is `en-US`, `zh-hans-cn` is `zh-Hans-CN`), so one locale is one default.
+    /// Text that is not a locale is returned as it is.
+    public static func normalized(_ text: String) -> String {
+        guard isValid(text) else { return text }
+        var parts = text.split(separator: "-").map(String.init)
+        parts[0] = parts[0].lowercased()
+        parts[parts.count - 1] = parts[parts.count - 1].uppercased()
+        if parts.count == 3 { parts[1] = parts[1].prefix(1).uppercased() + parts[1].dropFirst().lowercased() }
+        return parts.joined(separator: "-")
     }
 }

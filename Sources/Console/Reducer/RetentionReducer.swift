@@ -59,25 +59,14 @@ enum RetentionReducer {
 
     /// The products whose default messages are asked, and where they came from in words.
     static func products(_ state: ConsoleState) -> (products: [String], source: String) {
-        let catalog = state.retention.catalogProducts
-        if !catalog.isEmpty { return (catalog, "the demo's auto-renewable subscriptions") }
-        var seen: [String] = []
-        func add(_ id: String?) {
-            if let id, !id.isEmpty, !seen.contains(id) { seen.append(id) }
+        var customer: [String] = []
+        if let profile = state.customer {
+            customer += (profile.subscriptions.value ?? []).compactMap { $0.transaction?.payload?.productId }
+            customer += (profile.history.value ?? []).filter { $0.payload?.type == .autoRenewableSubscription }.compactMap { $0.payload?.productId }
         }
-        if let customer = state.customer {
-            for row in customer.subscriptions.value ?? [] { add(row.transaction?.payload?.productId) }
-            for transaction in customer.history.value ?? [] where transaction.payload?.type == .autoRenewableSubscription {
-                add(transaction.payload?.productId)
-            }
-        }
-        let fromCustomer = seen.count
-        for row in state.live.rows { add(row.productId) }
-        let fromNotifications = seen.count - fromCustomer
-        var sources: [String] = []
-        if fromCustomer > 0 { sources.append("the subscriptions of the customer on screen") }
-        if fromNotifications > 0 { sources.append("the notifications received here") }
-        return (seen, sources.joined(separator: " and "))
+        let known = RetentionProducts.known(
+            catalog: state.retention.catalogProducts, customer: customer, notifications: state.live.rows.compactMap(\.productId))
+        return (known.products, known.source)
     }
 
     /// Stops a read in flight (its answers are dropped).

@@ -36,7 +36,8 @@ struct RetentionRoutes: Sendable {
         let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.images[key] != nil else { throw .imageNotFound }
-            if data.retention.messages.values.contains(where: { $0.imageIdentifiers.contains(key) }) { throw .imageInUse }
+            let users = data.retention.messageOrder.filter { data.retention.messages[$0]?.imageIdentifiers.contains(key) ?? false }
+            if !users.isEmpty { throw DemoAPIError(4_030_019, "Forbidden. The image is used by \(users.count == 1 ? "message" : "messages") \(users.joined(separator: ", ")).") }
             try keep(.imageDeleted(id: key), environment, now, &data)
         }
         return .empty
@@ -78,6 +79,7 @@ struct RetentionRoutes: Sendable {
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.messages[key] == nil else { throw .messageAlreadyExists }
             guard data.retention.messages.count < settings.maxMessages else { throw .maximumNumberOfMessagesReached }
+            try Self.checkImages(of: kept, in: data.retention)
             try keep(.messageUploaded(id: key, body: kept, rejected: DemoRetention.rejects(message),
                                       reviewedAt: now.addingTimeInterval(settings.reviewDelay)), environment, now, &data)
         }
@@ -107,10 +109,29 @@ struct RetentionRoutes: Sendable {
         return .json(GetMessageListResponse(messageIdentifiers: items))
     }
 
+    /// Each image a message shows exists, and is of the size its place takes: FULL_SIZE as the
+    /// message's image, BULLET_POINT beside a bullet point (Apple's codes for an unknown image and
+    /// a wrong image size).
+    static func checkImages(of message: UploadMessageRequestBody, in retention: DemoRetention) throws(DemoAPIError) {
+        for use in message.imageUses {
+            guard let image = retention.images[use.imageIdentifier] else {
+                throw DemoAPIError(4_040_014, "Image not found: \(use.place), \(use.imageIdentifier), was never uploaded (or was deleted).")
+            }
+            guard image.size == use.size else {
+                throw DemoAPIError(
+                    4_000_216, "Invalid request. The image's size is invalid: \(use.place), \(use.imageIdentifier), is \(image.size.rawValue), not \(use.size.rawValue).")
+            }
+        }
+    }
+
     // MARK: Default messages
 
-    func configureDefault(_ productId: String, _ locale: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func configureDefault(_ productId: String, _ given: String, _ request: DemoRequest, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
+        // Apple takes a default for the app's auto-renewable subscriptions only (InvalidProductIdError).
+        guard DemoCatalog.product(productId)?.type == .autoRenewableSubscription else {
+            throw DemoAPIError(4_000_023, "Invalid request. The product ID \(productId) is not an auto-renewable subscription of the app.")
+        }
         try RouteValidation.checkFields(request.body, ["messageIdentifier": (.string, .generalBadRequest)])
         let body = try RouteValidation.decodeBody(DefaultConfigurationRequest.self, request.body)
         guard let raw = body.messageIdentifier, RouteValidation.isUUID(raw) else {
@@ -133,8 +154,8 @@ struct RetentionRoutes: Sendable {
         return .empty
     }
 
-    func getDefault(_ productId: String, _ locale: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func getDefault(_ productId: String, _ given: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
         let messageId = try store.read(environment) { data throws(DemoAPIError) in
             data.retention.defaults[DemoRetention.defaultKey(productId, locale)]
         }
@@ -142,8 +163,8 @@ struct RetentionRoutes: Sendable {
         return .json(DefaultConfigurationResponse(messageIdentifier: messageId))
     }
 
-    func deleteDefault(_ productId: String, _ locale: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
-        try Self.checkDefaultPath(productId, locale)
+    func deleteDefault(_ productId: String, _ given: String, _ environment: AppStoreEnvironment) throws(DemoAPIError) -> DemoResponse {
+        let locale = try Self.checkDefaultPath(productId, given)
         let now = store.clock()
         try store.write(environment) { data throws(DemoAPIError) in
             guard data.retention.defaults[DemoRetention.defaultKey(productId, locale)] != nil else { throw .defaultMessageNotFound }
@@ -201,6 +222,10 @@ struct RetentionRoutes: Sendable {
             let transaction = try RouteValidation.transaction(id, in: data)
             if transaction.payload.inAppOwnershipType == .familyShared { throw .familyTransactionNotSupported }
             guard transaction.payload.originalTransactionId == id else { throw .transactionIdNotOriginal }
+            // Apple tests with an active auto-renewable subscription only.
+            guard transaction.payload.type == .autoRenewableSubscription else {
+                throw DemoAPIError(4_000_211, "Invalid request. The transaction is not an auto-renewable subscription.")
+            }
             guard let target = data.retention.realtimeURL else {
                 throw DemoAPIError(4_000_211, "Invalid request. Configure the sandbox realtime URL before testing it.")
             }
@@ -249,9 +274,11 @@ struct RetentionRoutes: Sendable {
         return text.lowercased()
     }
 
-    static func checkDefaultPath(_ productId: String, _ locale: String) throws(DemoAPIError) {
+    /// The path's locale, normalised (`EN-us` and `en-US` are one locale at Apple).
+    static func checkDefaultPath(_ productId: String, _ locale: String) throws(DemoAPIError) -> String {
         guard RouteValidation.isProductId(productId) else { throw .invalidProductId }
         guard RetentionLocale.isValid(locale) else { throw .invalidLocale }
+        return RetentionLocale.normalized(locale)
     }
 }
 
@@ -268,7 +295,6 @@ extension DemoAPIError {
     static let maximumNumberOfMessagesReached = DemoAPIError(4_030_016, "Forbidden. The maximum number of messages is reached.")
     static let messageNotApproved = DemoAPIError(4_030_017, "Forbidden. The message is not approved.")
     static let imageNotApproved = DemoAPIError(4_030_018, "Forbidden. An image of the message is not approved.")
-    static let imageInUse = DemoAPIError(4_030_019, "Forbidden. The image is used by a message.")
     static let forbiddenNoPassingTest = DemoAPIError(4_030_026, "Forbidden. A passing performance test is required before setting a production URL.")
     static let imageNotFound = DemoAPIError(4_040_014, "Image not found.")
     static let messageNotFound = DemoAPIError(4_040_015, "Message not found.")

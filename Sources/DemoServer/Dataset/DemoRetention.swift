@@ -74,7 +74,7 @@ struct DemoRetention: Sendable {
         now < reviewedAt ? .pending : rejected ? .rejected : .approved
     }
 
-    static func defaultKey(_ productId: String, _ locale: String) -> String { "\(productId)/\(locale)" }
+    static func defaultKey(_ productId: String, _ locale: String) -> String { "\(productId)/\(RetentionLocale.normalized(locale))" }
 
     /// A run still going: started, no result, and not past its time (a run whose process ended
     /// before it did counts as over).

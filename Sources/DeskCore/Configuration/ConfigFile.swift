@@ -151,7 +151,8 @@ public struct ConfigFile: Sendable, Equatable {
                 guard let locale = item.string, RetentionLocale.isValid(locale) else {
                     throw .invalidValue(source: where_("retention_locales"), detail: detail + "; \(item.string.map { "\"\($0)\" is not one" } ?? "found a value that is not a string")")
                 }
-                if !profile.retentionLocales.contains(locale) { profile.retentionLocales.append(locale) }
+                let normalized = RetentionLocale.normalized(locale)
+                if !profile.retentionLocales.contains(normalized) { profile.retentionLocales.append(normalized) }
             }
         }
         return profile

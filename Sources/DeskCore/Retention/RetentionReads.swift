@@ -41,19 +41,52 @@ public enum RetentionReads {
                     each(.realtimeURL(.failure(failure(error))))
                 }
             }
-            group.addTask {
-                for slot in slots {
-                    if Task.isCancelled { return }
-                    do {
-                        let answer = try await client.getDefaultMessage(productId: slot.productId, locale: slot.locale)
-                        each(.defaultMessage(slot, .success(answer.messageIdentifier)))
-                    } catch let error as APIError where error.serverCode == .defaultMessageNotFound {
-                        each(.defaultMessage(slot, .success(nil)))
-                    } catch {
-                        each(.defaultMessage(slot, .failure(failure(error))))
-                    }
-                }
+            group.addTask { await loadDefaults(slots, client: client, failure: failure, each: each) }
+        }
+    }
+
+    /// The default message of each slot, one after the other (Apple allows one a second); a slot
+    /// with none answers nil (Apple's 404 4040020).
+    public static func loadDefaults(
+        _ slots: [DefaultMessageSlot], client: AppStoreServerClient, failure: @escaping @Sendable (any Error) -> DisplayError,
+        each: @escaping @Sendable (RetentionPart) -> Void
+    ) async {
+        for slot in slots {
+            if Task.isCancelled { return }
+            do {
+                let answer = try await client.getDefaultMessage(productId: slot.productId, locale: slot.locale)
+                each(.defaultMessage(slot, .success(answer.messageIdentifier)))
+            } catch where error.serverCode == .defaultMessageNotFound {
+                each(.defaultMessage(slot, .success(nil)))
+            } catch {
+                each(.defaultMessage(slot, .failure(failure(error))))
             }
         }
+    }
+}
+
+/// The products whose default messages are asked when none are named, and where they came from
+/// in words: the `:retention` screen and `retention default list` choose them alike.
+public struct RetentionProducts: Sendable, Equatable {
+    public var products: [String]
+    /// "the demo's auto-renewable subscriptions", "the notifications received here", …; empty when none.
+    public var source: String
+
+    public init(products: [String], source: String) {
+        self.products = products
+        self.source = source
+    }
+
+    /// The demo's auto-renewable subscriptions when known (`catalog`); else the products of the
+    /// customer on screen, then of the notifications received here, each once, in that order.
+    public static func known(catalog: [String], customer: [String] = [], notifications: [String] = []) -> RetentionProducts {
+        if !catalog.isEmpty { return RetentionProducts(products: catalog, source: "the demo's auto-renewable subscriptions") }
+        var seen: [String] = []
+        for id in customer + notifications where !id.isEmpty && !seen.contains(id) { seen.append(id) }
+        let fromCustomer = Set(customer.filter { !$0.isEmpty }).count
+        var sources: [String] = []
+        if fromCustomer > 0 { sources.append("the subscriptions of the customer on screen") }
+        if seen.count > fromCustomer { sources.append("the notifications received here") }
+        return RetentionProducts(products: seen, source: sources.joined(separator: " and "))
     }
 }

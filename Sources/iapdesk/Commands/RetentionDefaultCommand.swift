@@ -5,20 +5,28 @@ import Foundation
 
 struct RetentionDefaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "default", abstract: "Get, set and delete the default message of a product in a locale.",
-        discussion: "Apple shows the default message when it has no real-time answer. It must be an approved message whose images are approved.",
-        subcommands: [RetentionDefaultGetCommand.self, RetentionDefaultSetCommand.self, RetentionDefaultDeleteCommand.self])
+        commandName: "default", abstract: "List, get, set and delete the default message of a product in a locale.",
+        discussion: """
+            Apple shows the default message when it has no real-time answer. It must be an approved message whose images \
+            are approved. A locale is written language-REGION whatever the case typed (en-us is en-US).
+            """,
+        subcommands: [
+            RetentionDefaultListCommand.self, RetentionDefaultGetCommand.self, RetentionDefaultSetCommand.self, RetentionDefaultDeleteCommand.self,
+        ])
 }
 
 /// The product and locale a default message is for.
 struct DefaultMessageTarget: ParsableArguments {
     @Argument(help: "The subscription's product ID.") var productId: String
-    @Argument(help: "A language and region, such as en-US.") var locale: String
+    @Argument(help: ArgumentHelp("A language and region, such as en-US.", valueName: "locale")) var givenLocale: String
+
+    /// The locale as Apple keeps it: `EN-us` is `en-US`.
+    var locale: String { RetentionLocale.normalized(givenLocale) }
 
     func validate() throws {
         guard !productId.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("PRODUCT_ID is empty.") }
-        guard RetentionLocale.isValid(locale) else {
-            throw ValidationError("LOCALE \(locale) is not a language and region joined by a hyphen, such as en-US or fr-FR.")
+        guard RetentionLocale.isValid(givenLocale) else {
+            throw ValidationError("LOCALE \(givenLocale) is not a language and region joined by a hyphen, such as en-US or fr-FR.")
         }
     }
 }

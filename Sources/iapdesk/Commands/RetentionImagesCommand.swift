@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import DemoServer
 import DeskCore
 import Foundation
 
@@ -82,11 +83,21 @@ struct RetentionImageUploadCommand: AsyncParsableCommand {
         }
     }
 
+    /// The file's bytes; a missing file, a folder or an unreadable file said plainly.
     static func read(_ path: String) throws -> Data {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CLIError("Not sent: \(path) does not exist.", hint: "Give the path of a PNG file.", status: .usage)
+        }
+        guard !isFolder.boolValue else {
+            throw CLIError("Not sent: \(path) is a folder, not a PNG file.", hint: "Give the path of a PNG file.", status: .usage)
+        }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CLIError("Not sent: \(path) could not be read: \((error as NSError).localizedDescription).", status: .usage)
+            // Foundation's descriptions end with a full stop of their own.
+            let reason = (error as NSError).localizedDescription.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+            throw CLIError("Not sent: \(path) could not be read: \(reason).", status: .usage)
         }
     }
 }
@@ -105,12 +116,35 @@ struct RetentionImageDeleteCommand: AsyncParsableCommand {
         try await runReporting {
             let identifier = try RetentionIdentifier.parse(imageId, "IMAGE_ID")
             try await withSession(global) { session, printer in
-                _ = try await RetentionWrite.send(
-                    Endpoints.deleteImage(imageIdentifier: identifier), subject: "retention image \(identifier.lowercased)",
-                    session: session, yes: write.yes)
+                do {
+                    _ = try await RetentionWrite.send(
+                        Endpoints.deleteImage(imageIdentifier: identifier), subject: "retention image \(identifier.lowercased)",
+                        session: session, yes: write.yes)
+                } catch var error as CLIError where error.serverCode == .imageInUse {
+                    error.hint = await Self.usersHint(identifier.lowercased, session: session)
+                    throw error
+                }
                 printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "delete-image", imageIdentifier: identifier.lowercased))
                 printer.text("Deleted image \(identifier.lowercased) in \(session.environmentLabel).")
             }
         }
+    }
+
+    /// The messages that show the image: the demo knows; otherwise the messages uploaded from here
+    /// that show it and that Apple still lists (Apple's refusal does not name them).
+    static func usersHint(_ image: String, session: Session) async -> String {
+        let uploads = await RetentionLedger.uploads(session)
+        var users: [String]
+        if let demo = session.demo {
+            users = demo.retentionMessages(usingImage: image, session.environment)
+        } else {
+            let listed = Set(((try? await session.client.getMessageList().messageIdentifiers) ?? []).compactMap { $0.messageIdentifier?.lowercased() })
+            users = uploads.values.filter { listed.contains($0.identifier) && $0.imageIdentifiers.contains(image) }.map(\.identifier).sorted()
+        }
+        guard !users.isEmpty else {
+            return "Nothing was changed. No message uploaded from this machine shows it; Apple does not say which does. Delete the messages that use it first."
+        }
+        let named = users.map { RetentionLedger.named($0, uploads) }.joined(separator: ", ")
+        return "Nothing was changed. Used by \(users.count == 1 ? "message" : "messages") \(named)\(session.demo == nil ? " (uploaded from here)" : ""): delete \(users.count == 1 ? "it" : "them") first (iapdesk retention messages delete ID)."
     }
 }

@@ -1,5 +1,6 @@
 import AppStoreServerAPI
 import ArgumentParser
+import DemoServer
 import DeskCore
 import Foundation
 
@@ -18,11 +19,22 @@ struct RetentionMessagesListCommand: AsyncParsableCommand {
     func run() async throws {
         try await withSession(global) { session, printer in
             let messages = try await session.client.getMessageList().messageIdentifiers ?? []
-            printer.emit(RetentionMessageListOutput(environment: session.environment.rawValue, messages: messages.map(RetentionMessageRecord.init)))
+            let uploads = await RetentionLedger.uploads(session)
+            func uploaded(_ item: GetMessageListResponseItem) -> UploadedMessage? { item.messageIdentifier.flatMap { uploads[$0.lowercased()] } }
+            printer.emit(RetentionMessageListOutput(
+                environment: session.environment.rawValue, messages: messages.map { RetentionMessageRecord($0, uploaded: uploaded($0)) }))
             guard !messages.isEmpty else { return printer.text("No messages in \(session.environmentLabel).") }
-            var table = TextTable("MESSAGE", "STATE")
-            for message in messages { table.add(message.messageIdentifier ?? "-", message.messageState?.label ?? "-") }
+            var table = TextTable("MESSAGE", "STATE", "HEADER (FROM THE LEDGER)", "IMAGES")
+            for message in messages {
+                let upload = uploaded(message)
+                table.add(
+                    message.messageIdentifier ?? "-", message.messageState?.label ?? "-", upload?.header ?? "-",
+                    upload.map { DisplayFormat.count($0.imageIdentifiers.count, "image") } ?? "-")
+            }
             printer.text(table.render())
+            // Apple's list has no text: say where the headers come from, and why some are missing.
+            printer.text("Apple lists identifiers and review states only; headers are from this machine's audit ledger"
+                + (messages.contains { uploaded($0) == nil } ? " (- : not uploaded from here)." : "."))
         }
     }
 }
@@ -91,11 +103,40 @@ struct RetentionMessageUploadCommand: AsyncParsableCommand {
             let identifier = try RetentionIdentifier.parse(id, "--id")
             let message = try request()
             try await withSession(global) { session, printer in
+                try await Self.checkImages(message, session: session)
                 _ = try await RetentionWrite.send(
                     Endpoints.uploadMessage(messageIdentifier: identifier, request: message),
                     subject: "retention message \(identifier.lowercased)", session: session, yes: write.yes)
                 printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "upload-message", messageIdentifier: identifier.lowercased))
                 printer.text("Uploaded message \(identifier.lowercased) to \(session.environmentLabel); it is in review until Apple approves it (retention messages list).")
+            }
+        }
+    }
+}
+
+extension RetentionMessageUploadCommand {
+    /// The images the message names, looked up in the environment's image list before anything is
+    /// sent: Apple would take a message naming an image it does not have, and refuse it only
+    /// later as a default (ImageNotApprovedError).
+    static func checkImages(_ message: UploadMessageRequestBody, session: Session) async throws {
+        let uses = message.imageUses
+        guard !uses.isEmpty else { return }
+        let images = try await session.client.getImageList().imageIdentifiers ?? []
+        let sizes = Dictionary(images.compactMap { item in item.imageIdentifier.map { ($0.lowercased(), item.imageSize) } }, uniquingKeysWith: { first, _ in first })
+        for use in uses {
+            guard let size = sizes[use.imageIdentifier] else {
+                throw CLIError(
+                    "Not sent: \(use.place), \(use.imageIdentifier), does not exist in \(session.environmentLabel): it was never uploaded there, or was deleted.",
+                    hint: "iapdesk retention images list shows the images there are; upload one with iapdesk retention images upload FILE --size \(use.size == .fullSize ? "full" : "bullet").",
+                    status: .notFound)
+            }
+            if let size, size != use.size {
+                throw CLIError(
+                    "Not sent: \(use.place), \(use.imageIdentifier), is a \(size.label.lowercased()) image; this place takes a \(use.size.label.lowercased()) one.",
+                    hint: use.size == .fullSize
+                        ? "Give a full-size image (3840 pixels wide) with --image, and bullet point images with --bullet-image."
+                        : "Give a bullet point image (1024×1024) with --bullet-image, and the full-size image with --image.",
+                    status: .usage)
             }
         }
     }
@@ -114,11 +155,23 @@ struct RetentionMessageDeleteCommand: AsyncParsableCommand {
         try await runReporting {
             let identifier = try RetentionIdentifier.parse(messageId, "MESSAGE_ID")
             try await withSession(global) { session, printer in
+                // The demo knows the defaults that name the message (Apple's answers do not say).
+                let defaults = session.demo?.retentionDefaults(naming: identifier.lowercased, session.environment)
                 _ = try await RetentionWrite.send(
                     Endpoints.deleteMessage(messageIdentifier: identifier), subject: "retention message \(identifier.lowercased)",
                     session: session, yes: write.yes)
-                printer.emit(RetentionWriteOutput(environment: session.environment.rawValue, action: "delete-message", messageIdentifier: identifier.lowercased))
+                printer.emit(RetentionWriteOutput(
+                    environment: session.environment.rawValue, action: "delete-message", messageIdentifier: identifier.lowercased,
+                    removedDefaults: defaults?.map { RetentionDefaultSlotRecord(productId: $0.productId, locale: $0.locale) }))
                 printer.text("Deleted message \(identifier.lowercased) in \(session.environmentLabel).")
+                switch defaults {
+                case nil:
+                    printer.text("A default message that named it no longer shows; iapdesk retention default list shows which products and locales have one.")
+                case let defaults? where defaults.isEmpty:
+                    printer.text("No default message named it.")
+                case let defaults?:
+                    printer.text("Removed with it, as the default message of: " + defaults.map { "\($0.productId) in \($0.locale)" }.joined(separator: ", ") + ".")
+                }
             }
         }
     }

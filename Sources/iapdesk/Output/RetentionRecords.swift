@@ -1,4 +1,5 @@
 import AppStoreServerAPI
+import DeskCore
 import Foundation
 
 // `iapdesk retention … --json`: Apple's answers as typed records, states as Apple's raw values.
@@ -21,10 +22,31 @@ struct RetentionImageListOutput: Encodable {
 struct RetentionMessageRecord: Encodable {
     var messageIdentifier: String?
     var messageState: String?
+    /// What was uploaded, from this machine's audit ledger (Apple's list has no text); nil when
+    /// the message was not uploaded from here.
+    var fromLedger: RetentionUploadRecord?
 
-    init(_ item: GetMessageListResponseItem) {
+    init(_ item: GetMessageListResponseItem, uploaded: UploadedMessage?) {
         (messageIdentifier, messageState) = (item.messageIdentifier, item.messageState?.rawValue)
+        fromLedger = uploaded.map(RetentionUploadRecord.init)
     }
+}
+
+struct RetentionUploadRecord: Encodable {
+    var header: String
+    var body: String
+    var imageIdentifier: String?
+    var bulletImageIdentifiers: [String]
+
+    init(_ message: UploadedMessage) {
+        (header, body, imageIdentifier, bulletImageIdentifiers) = (message.header, message.body, message.image, message.bulletImages)
+    }
+}
+
+/// A product and locale, as `retention messages delete` names the defaults removed with a message.
+struct RetentionDefaultSlotRecord: Encodable {
+    var productId: String
+    var locale: String
 }
 
 struct RetentionMessageListOutput: Encodable {
@@ -42,6 +64,8 @@ struct RetentionWriteOutput: Encodable {
     var productId: String?
     var locale: String?
     var realtimeURL: String?
+    /// `delete-message` in the demo: the default messages that named it, removed with it.
+    var removedDefaults: [RetentionDefaultSlotRecord]?
 }
 
 struct RetentionDefaultOutput: Encodable {
@@ -51,6 +75,33 @@ struct RetentionDefaultOutput: Encodable {
     var messageIdentifier: String?
 }
 
+/// One product and locale `retention default list` asked, and Apple's answer.
+struct RetentionDefaultRecord: Encodable {
+    var productId: String
+    var locale: String
+    /// Nil: no default message (or the read failed: `error`).
+    var messageIdentifier: String?
+    var error: String?
+
+    init(_ slot: DefaultMessageSlot, _ result: Result<String?, DisplayError>?) {
+        (productId, locale) = (slot.productId, slot.locale)
+        switch result {
+        case .success(let id)?: messageIdentifier = id
+        case .failure(let failure)?: error = failure.summary
+        case nil: error = "not read"
+        }
+    }
+}
+
+struct RetentionDefaultListOutput: Encodable {
+    var environment: String
+    /// Where the products and locales asked came from.
+    var productsFrom: String
+    var localesFrom: String
+    var productsLeftOut: Int
+    var defaults: [RetentionDefaultRecord]
+}
+
 struct RetentionRealtimeURLOutput: Encodable {
     var environment: String
     var realtimeURL: String?
@@ -58,6 +109,8 @@ struct RetentionRealtimeURLOutput: Encodable {
 
 struct PerformanceTestStartOutput: Encodable {
     var requestId: String?
+    /// The Sandbox realtime URL the test calls.
+    var target: String?
     var config: PerformanceTestConfig?
 }
 

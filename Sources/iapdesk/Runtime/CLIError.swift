@@ -16,6 +16,7 @@ enum ExitStatus: Int32, CaseIterable {
     case unverified = 8
     case refused = 9
     case gapsFound = 10
+    case testFailed = 11
     case usage = 64
     case interrupted = 130
 
@@ -32,6 +33,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unverified: return "signed data failed verification"
         case .refused: return "refused here: read-only profile, write not confirmed, or init told not to overwrite a profile"
         case .gapsFound: return "reconcile found gaps (a notification on one side only), or recover/replay could not deliver every notification"
+        case .testFailed: return "retention performance-test result: the test failed (FAIL)"
         case .usage: return "invalid arguments"
         case .interrupted: return "interrupted (Ctrl-C); a list shows what arrived and says it is partial"
         }
@@ -47,6 +49,8 @@ struct CLIError: Error, CustomStringConvertible {
     let message: String
     var hint: String?
     let status: ExitStatus
+    /// Apple's error code, when Apple refused: for a command that says more about some of them.
+    var serverCode: APIErrorCode?
 
     var description: String { message }
 
@@ -73,6 +77,7 @@ struct CLIError: Error, CustomStringConvertible {
         case .deadlineExceeded: status = .unavailable
         }
         self.init(error.summary, hint: error.hint, status: status)
+        serverCode = error.serverCode
         if case .deadlineExceeded = error {
             hint = "The server is slow or not answering: check the network, any proxy (HTTPS_PROXY) and the base URL, or allow more time with --timeout SECONDS (or IAPDESK_TIMEOUT, or timeout = SECONDS in the profile)."
         }

@@ -27,3 +27,18 @@ enum RetentionIdentifier {
         return id
     }
 }
+
+/// What this machine's audit ledger says was uploaded to the session's environment: Apple's
+/// message list gives identifiers and review states only.
+enum RetentionLedger {
+    /// The uploaded messages by lowercased identifier; empty when the ledger cannot be read.
+    static func uploads(_ session: Session, client: AppStoreServerClient? = nil) async -> [String: UploadedMessage] {
+        guard let context = try? await session.writeContext(source: .commandLine), let records = try? await context.ledger.writes() else { return [:] }
+        return RetentionUploads.messages(in: records, account: context.account(for: client ?? session.client))
+    }
+
+    /// "3db5c98d-… "Stay with Pro"", or the identifier alone when its header is not known here.
+    static func named(_ identifier: String, _ uploads: [String: UploadedMessage]) -> String {
+        uploads[identifier.lowercased()].map { "\(identifier) \"\($0.header)\"" } ?? identifier
+    }
+}
