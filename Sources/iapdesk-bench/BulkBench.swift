@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import DemoServer
 import Foundation
 import Synchronization
@@ -14,6 +15,7 @@ enum BulkBench {
         configuration.faults.rateLimits = true
         configuration.faults.latency = Double(latencyMs) / 1000
         let server = try await DemoServer.start(configuration)
+        defer { Task { await server.stop() } }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("iapdesk-bulk-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -34,6 +36,7 @@ enum BulkBench {
                 if case .answered(_, _, 429) = event { refused.withLock { $0 += 1 } }
             }
         }
+        defer { watcher.cancel() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("iapdesk")
         process.arguments = [
@@ -54,9 +57,7 @@ enum BulkBench {
         for await _ in ended.stream { break }
         let seconds = (ContinuousClock.now - started).seconds
         let written = (try? String(contentsOf: output, encoding: .utf8))?.split(separator: "\n").count ?? 0
-        watcher.cancel()
-        await server.stop()
-        let limit = 50.0
+        let limit = Double(RequestRateLimiter().limit(for: "Get All Subscription Statuses", in: .production))
         let rate = Double(written) / seconds
         print("bulk_status_ids_per_second: \(String(format: "%.1f", rate)) per s (limit \(Int(limit)) per s, Get All Subscription Statuses in Production: \(String(format: "%.2f", rate / limit)) of it, target \(targetShare); \(written) of \(count) IDs in \(String(format: "%.1f", seconds)) s with the process's start, \(latencyMs) ms per answer)")
         print("bulk_status_429_answers: \(refused.withLock { $0 }) (target 0; the demo answers 429 past the limit in any one second)")

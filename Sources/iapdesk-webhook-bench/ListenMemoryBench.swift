@@ -31,12 +31,15 @@ extension WebhookBench {
         environment["XDG_STATE_HOME"] = folder + "/state"
         environment["XDG_CONFIG_HOME"] = folder + "/config"
         process.environment = environment
-        let output = Pipe()
+        // A file, not a pipe: nobody reads a pipe during the run, and a full one would stall listen.
+        let log = folder + "/listen.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        guard let output = FileHandle(forWritingAtPath: log), let reader = FileHandle(forReadingAtPath: log) else { return }
         process.standardOutput = output
         process.standardError = output
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        guard let url = Self.listeningURL(output.fileHandleForReading) else {
+        guard let url = await Self.listeningURL(reader) else {
             print("# listen did not say where it listens: no memory figures")
             return
         }
@@ -76,12 +79,17 @@ extension WebhookBench {
             "MB (\(String(format: "%.1f", first)) MB after \(Int(warm)) s, \(String(format: "%.1f", last)) MB at the end; flat means within a few MB)")
     }
 
-    /// The receiver's URL from its first lines ("... http://127.0.0.1:PORT/...").
-    static func listeningURL(_ handle: FileHandle) -> URL? {
+    /// The receiver's URL from its first lines ("... http://127.0.0.1:PORT/..."), read from its log
+    /// as it is written (for at most a minute).
+    static func listeningURL(_ handle: FileHandle) async -> URL? {
         var text = ""
-        while text.count < 16_384 {
+        let end = ContinuousClock.now + .seconds(60)
+        while text.count < 16_384, ContinuousClock.now < end {
             let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
+            if chunk.isEmpty {
+                try? await Task.sleep(for: .milliseconds(50))
+                continue
+            }
             text += String(decoding: chunk, as: UTF8.self)
             if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+[^\s]*"#, options: .regularExpression) {
                 return URL(string: String(text[range]))

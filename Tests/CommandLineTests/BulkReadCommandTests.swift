@@ -70,6 +70,8 @@ import Testing
         // An invalid ID fails the run (64) over IDs Apple does not know (2).
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.contains("5 lines from \(input) (3 skipped: blank, # comments or a header); 4 distinct IDs"))
+        // Outcomes count lines: the ID on two lines is two ok lines.
+        #expect(result.stderr.contains("Lines: 2 ok, 1 invalid, 2 not-found"))
         // The ID on two lines was asked once; the order ID never reached Apple.
         let made = await answers.waitFor(3, to: "/inApps/v1/subscriptions/")
         #expect(made.filter { $0.path.hasSuffix(Self.known) && $0.status == 200 }.count == 1)
@@ -138,7 +140,7 @@ import Testing
         // Resuming a finished run asks nothing and still fails as the file's records do.
         let finished = try await run(["transaction", "--from", input, "--output", output, "--resume"] + flags)
         #expect(finished.status == 2, "\(finished.stderr)")
-        #expect(finished.stderr.contains("Answers in the whole file: 0 ok, 12 not-found"))
+        #expect(finished.stderr.contains("Lines in the whole file: 0 ok, 12 not-found"))
         // Nothing is overwritten, and a file from other input is not continued.
         let again = try await run(["transaction", "--from", input, "--output", output] + flags)
         #expect(again.status == 64)

@@ -30,17 +30,17 @@ extension AppStoreServerClient {
 
     public func configureDefaultMessage(productId: String, locale: String, request: DefaultConfigurationRequest) async throws(APIError) {
         _ = try await send(Endpoints.configureDefaultMessage(
-            productId: try requireSegment(productId, "product ID"), locale: try requireSegment(locale, "locale"), request: request))
+            productId: try requireID(productId, "product ID"), locale: try requireID(locale, "locale"), request: request))
     }
 
     public func deleteDefaultMessage(productId: String, locale: String) async throws(APIError) {
         _ = try await send(Endpoints.deleteDefaultMessage(
-            productId: try requireSegment(productId, "product ID"), locale: try requireSegment(locale, "locale")))
+            productId: try requireID(productId, "product ID"), locale: try requireID(locale, "locale")))
     }
 
     public func getDefaultMessage(productId: String, locale: String) async throws(APIError) -> DefaultConfigurationResponse {
         try await send(Endpoints.getDefaultMessage(
-            productId: try requireSegment(productId, "product ID"), locale: try requireSegment(locale, "locale")))
+            productId: try requireID(productId, "product ID"), locale: try requireID(locale, "locale")))
     }
 
     public func configureRealtimeURL(request: RealtimeUrlRequest) async throws(APIError) {
@@ -63,7 +63,7 @@ extension AppStoreServerClient {
 
     public func getPerformanceTestResults(requestId: String) async throws(APIError) -> PerformanceTestResultResponse {
         try await sandboxClient(for: "Get Performance Test Results").send(Endpoints.getPerformanceTestResults(
-            requestId: try requireSegment(requestId, "request ID")))
+            requestId: try requireID(requestId, "request ID")))
     }
 
     private func sandboxClient(for endpoint: String) throws(APIError) -> AppStoreServerClient {
@@ -71,15 +71,5 @@ extension AppStoreServerClient {
             throw .invalidRequest("\(endpoint) runs in Sandbox only, and this client reaches \(environment.environment.label) alone.")
         }
         return sandbox
-    }
-
-    /// Trims a path value and refuses an empty one before any request is made.
-    private func requireSegment(_ value: String, _ what: String) throws(APIError) -> String {
-        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .invalidRequest("The \(what) is empty.") }
-        guard trimmed.count <= 256, !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidRequest("The \(what) is not valid: it is too long or holds control characters.")
-        }
-        return trimmed
     }
 }

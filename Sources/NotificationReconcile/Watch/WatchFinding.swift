@@ -102,7 +102,7 @@ public enum WatchFindings {
             let counted = count(positions.count, "notification")
             findings.append(WatchFinding(
                 kind: kind, environment: environment, count: positions.count,
-                notificationUUIDs: positions.prefix(WatchFinding.maxListed).map { rows[$0].notificationUUID },
+                notificationUUIDs: positions.map { rows[$0].notificationUUID },
                 summary: words(counted) + signedNote(positions.map { rows[$0].time }.min(), first: positions.count > 1)))
         }
         // Positions, not copies of the rows: a window of many thousands is held once (watch's memory budget).

@@ -61,18 +61,20 @@ struct HistoryCommand: AsyncParsableCommand {
 
     func run() async throws {
         if bulk.isBulk {
-            try await runReporting { _ = try query() }
+            // One query for every ID: a relative --start (7d) means the same dates for the whole run.
+            var historyQuery = TransactionHistoryQuery()
+            try await runReporting { historyQuery = try query() }
+            let fixed = historyQuery
             return try await BulkRun(
                 command: "history", endpoint: { _ in "Get Transaction History" }, options: bulk, global: global, columns: TransactionRecord.csvColumns,
-                validate: { try IDRules.transactionId($0, "ID") }, read: show
+                validate: { try IDRules.transactionId($0, "ID") }, read: { id, session, printer in try await show(id, session, printer, query: fixed) }
             ).run()
         }
-        try await withSession(global) { session, printer in try await show(id ?? "", session, printer) }
+        try await withSession(global) { session, printer in try await show(id ?? "", session, printer, query: try query()) }
     }
 
     /// One customer's history: printed as a table, or kept as the JSON document.
-    @Sendable func show(_ id: String, _ session: Session, _ printer: Printer) async throws {
-        let historyQuery = try query()
+    func show(_ id: String, _ session: Session, _ printer: Printer, query historyQuery: TransactionHistoryQuery) async throws {
         let listing: PagedListing<VerifiedPayload<TransactionPayload>>
         if let limit {
             // The first N in order: page after page, stopping at the limit.

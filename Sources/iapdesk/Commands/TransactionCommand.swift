@@ -21,16 +21,23 @@ struct TransactionCommand: AsyncParsableCommand {
         if bulk.isBulk {
             return try await BulkRun(
                 command: "transaction", endpoint: { _ in "Get Transaction Info" }, options: bulk, global: global, columns: TransactionRecord.csvColumns,
-                validate: { try IDRules.transactionId($0, "ID") }, read: show
+                validate: { try IDRules.transactionId($0, "ID") }, read: show, sessionOpened: noteFallback
             ).run()
         }
-        try await withSession(global) { session, printer in try await show(id ?? "", session, printer) }
+        try await withSession(global) { session, printer in
+            noteFallback(session)
+            try await show(id ?? "", session, printer)
+        }
+    }
+
+    /// Said once per run, not once per ID of a bulk run.
+    @Sendable func noteFallback(_ session: Session) {
+        if fallback { session.noteFallbackUnavailable() }
     }
 
     /// One transaction: printed as fields, or kept as the JSON document.
     @Sendable func show(_ id: String, _ session: Session, _ printer: Printer) async throws {
         let located: Located<TransactionInfoResponse>
-        if fallback { session.noteFallbackUnavailable() }
         if fallback {
             located = try await session.client.withEnvironmentFallback { client throws(APIError) in
                 try await client.getTransactionInfo(transactionId: id)

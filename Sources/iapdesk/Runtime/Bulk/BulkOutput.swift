@@ -22,7 +22,7 @@ struct BulkAnswer: Sendable {
 
         init(_ error: any Error) {
             if let known = CLIError.known(error) {
-                self.init(message: known.message, hint: known.hint, status: known.status, appleCode: (error as? APIError)?.serverCode?.rawValue)
+                self.init(message: known.message, hint: known.hint, status: known.status, appleCode: known.serverCode?.rawValue)
             } else if let validation = error as? ValidationError {
                 self.init(message: validation.message, status: .usage)
             } else {

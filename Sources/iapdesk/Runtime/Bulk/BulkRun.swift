@@ -20,6 +20,8 @@ struct BulkRun {
     let validate: @Sendable (String) throws -> Void
     /// The command's work for one ID, exactly as the command does it for one ID on the command line.
     let read: @Sendable (String, Session, Printer) async throws -> Void
+    /// Said once the session is open, before any ID (a note the command would otherwise print per ID).
+    var sessionOpened: (@Sendable (Session) -> Void)? = nil
 
     /// True inside a bulk run's work for one ID: what a single command does on its own (a progress
     /// line, taking Ctrl-C) is the run's to do.
@@ -49,6 +51,7 @@ struct BulkRun {
             defer { output.close() }
             let pending = input.items.filter { !opened.done.lines.contains($0.line) }
             let session = try await Session.open(global)
+            sessionOpened?(session)
             let limiter = RequestRateLimiter(pacedShare: Double(options.rateShare) / 100)
             let report: BulkReport
             do {
@@ -90,7 +93,9 @@ struct BulkRun {
         var answers: [Int: BulkAnswer] = [:]
         var written = 0
         var fatal: BulkAnswer.Failure?
-        let rowsWithoutID = BulkTally(total: 0)
+        // Outcomes per line written (a repeated ID's answer counts on each of its lines).
+        let lineTally = BulkTally(total: items.count)
+        var rowsWithoutID = 0
         // Each line's record as soon as every line before it has one; a row without an ID has its record at once.
         func flush() {
             while written < items.count {
@@ -98,13 +103,14 @@ struct BulkRun {
                 let answer: BulkAnswer
                 if let problem = item.problem {
                     answer = BulkAnswer(failure: BulkAnswer.Failure(message: problem, status: .usage))
-                    rowsWithoutID.add(answer)
+                    rowsWithoutID += 1
                 } else if let done = answers[slot[item.id]!] {
                     answer = done
                 } else {
                     return
                 }
                 output.write(item, answer)
+                lineTally.add(answer)
                 written += 1
             }
         }
@@ -143,7 +149,7 @@ struct BulkRun {
         }
         progress.finish()
         return BulkReport(
-            tally: tally.snapshot, rowsWithoutID: rowsWithoutID.snapshot, earlier: earlier, written: written, pendingLines: items.count,
+            distinctAsked: tally.snapshot.answered, lines: lineTally.snapshot, rowsWithoutID: rowsWithoutID, earlier: earlier, written: written, pendingLines: items.count,
             stopped: stop.withLock { $0 }, outputClosed: output.closed, writeFailure: output.writeFailure, fatal: fatal,
             rateLimited: limiter.rateLimitedAnswers, limit: limit, pace: pace, endpoint: endpoint, command: command)
     }
@@ -186,9 +192,12 @@ final class BulkTally: Sendable {
 
 /// What a bulk run did, said on standard error at the end, and its exit code.
 struct BulkReport {
-    let tally: BulkTally.Counts
+    /// Distinct IDs this run asked Apple (or the store) about.
+    let distinctAsked: Int
+    /// Outcomes of the lines this run wrote.
+    let lines: BulkTally.Counts
     /// CSV rows that held no ID: each has a record saying so, none was asked.
-    let rowsWithoutID: BulkTally.Counts
+    let rowsWithoutID: Int
     /// What the output held from an earlier run (`--resume`).
     let earlier: EarlierRecords
     let written: Int
@@ -209,7 +218,7 @@ struct BulkReport {
     /// Failures by kind over the whole output: this run's answers, rows without an ID, and the
     /// records an earlier run left in the file.
     var failedByKind: [String: Int] {
-        tally.failed.merging(rowsWithoutID.failed, uniquingKeysWith: +).merging(earlier.failed, uniquingKeysWith: +)
+        lines.failed.merging(earlier.failed, uniquingKeysWith: +)
     }
 
     /// nil when every line of the output is answered; 2 when the only failures are IDs Apple does
@@ -219,36 +228,36 @@ struct BulkReport {
         if let fatal { return fatal.status }
         if writeFailure != nil { return .failure }
         if stopped && !outputClosed && written < pendingLines { return .interrupted }
-        if let first = tally.firstFailure ?? rowsWithoutID.firstFailure ?? earlier.firstFailure { return first }
+        if let first = lines.firstFailure ?? earlier.firstFailure { return first }
         if failedByKind["not-found", default: 0] > 0 { return .notFound }
         return nil
     }
 
     func summary(input: BulkInput, source: String, output: String?, session: Session, global: GlobalOptions) {
-        var lines: [String] = []
+        var said: [String] = []
         let skipped = input.skipped > 0 ? " (\(input.skipped) skipped: blank, # comments or a header)" : ""
         let before = earlier.lines.count
         let earlierText = before > 0 ? ", \(before) already in \(output ?? "the output") from an earlier run" : ""
-        lines.append("\(command): \(input.items.count) line\(input.items.count == 1 ? "" : "s") from \(source == "-" ? "standard input" : source)\(skipped)\(earlierText); \(tally.answered) distinct ID\(tally.answered == 1 ? "" : "s") asked in \(session.environmentLabel).")
+        said.append("\(command): \(input.items.count) line\(input.items.count == 1 ? "" : "s") from \(source == "-" ? "standard input" : source)\(skipped)\(earlierText); \(distinctAsked) distinct ID\(distinctAsked == 1 ? "" : "s") asked in \(session.environmentLabel).")
         let failed = failedByKind.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-        let ok = tally.answered - tally.failed.values.reduce(0, +) + earlier.ok
-        let scope = before > 0 ? "Answers in the whole file" : "Answers"
-        lines.append("\(scope): \(ok) ok\(failed.isEmpty ? "" : ", " + failed.joined(separator: ", ")); \(rateLimited) answered 429 (\(endpoint): \(limit) per second, paced at \(Self.rate(pace)) per second).")
-        if rowsWithoutID.answered > 0 {
-            lines.append("\(rowsWithoutID.answered) row\(rowsWithoutID.answered == 1 ? "" : "s") held no ID: each has a record saying so (outcome invalid).")
+        let ok = self.lines.answered - self.lines.failed.values.reduce(0, +) + earlier.ok
+        let scope = before > 0 ? "Lines in the whole file" : "Lines"
+        said.append("\(scope): \(ok) ok\(failed.isEmpty ? "" : ", " + failed.joined(separator: ", ")); \(rateLimited) answered 429 (\(endpoint): \(limit) per second, paced at \(Self.rate(pace)) per second).")
+        if rowsWithoutID > 0 {
+            said.append("\(rowsWithoutID) row\(rowsWithoutID == 1 ? "" : "s") held no ID: each has a record saying so (outcome invalid).")
         }
         if let fatal {
-            lines.append("Stopped at the first answer that fails every ID alike: \(fatal.message)")
+            said.append("Stopped at the first answer that fails every ID alike: \(fatal.message)")
         } else if let writeFailure {
-            lines.append("Stopped after \(written) of \(pendingLines) lines: \(writeFailure).")
+            said.append("Stopped after \(written) of \(pendingLines) lines: \(writeFailure).")
         } else if outputClosed && written < pendingLines {
-            lines.append("Standard output was closed after \(written) of \(pendingLines) lines: stopped asking.")
+            said.append("Standard output was closed after \(written) of \(pendingLines) lines: stopped asking.")
         } else if stopped && written < pendingLines {
             let resume = output.map { "run the same command with --resume to ask for the \(pendingLines - written) left (\($0) holds the answers so far)" }
                 ?? "next time add --output FILE, and --resume then continues where it stopped"
-            lines.append("Stopped by Ctrl-C after \(written) of \(pendingLines) lines: \(resume).")
+            said.append("Stopped by Ctrl-C after \(written) of \(pendingLines) lines: \(resume).")
         }
-        if let output, output != "-" { lines.append("Written to \(output).") }
-        StandardStreams.error(lines.joined(separator: "\n") + "\n")
+        if let output, output != "-" { said.append("Written to \(output).") }
+        StandardStreams.error(said.joined(separator: "\n") + "\n")
     }
 }
