@@ -71,6 +71,7 @@ extension DecodedSignedData {
         case .transaction(let result): return entry(result, outer)
         case .renewalInfo(let result): return entry(result, outer)
         case .appTransaction(let result): return entry(result, outer)
+        case .realtimeRequest(let result): return entry(result, outer)
         case .unrecognised: return []
         }
     }
