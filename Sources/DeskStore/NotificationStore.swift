@@ -173,26 +173,41 @@ public struct NotificationFilter: Sendable, Equatable {
     public var afterDelivery: Int64?
     /// The newest this many.
     public var limit: Int?
+    /// Only deliveries that no write still in flight can come before, so that a cursor moved to the
+    /// last of them (the Live pane, `--follow`) misses nothing committed later by another receiver.
+    /// Always so with `afterDelivery`; a read that starts a cursor asks for it.
+    public var settled: Bool
 
-    public init(since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil) {
+    public init(
+        since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil, settled: Bool = false
+    ) {
         self.since = since
         self.type = type
         self.transactionId = transactionId
         self.afterDelivery = afterDelivery
         self.limit = limit
+        self.settled = settled
     }
+
+    /// Whether the rows must stop where a cursor may safely stand.
+    public var onlySettled: Bool { settled || afterDelivery != nil }
 }
 
 public struct QuarantineFilter: Sendable, Equatable {
     public var since: Date?
     public var afterId: Int64?
     public var limit: Int?
+    /// As `NotificationFilter.settled`, for a cursor along refused bodies.
+    public var settled: Bool
 
-    public init(since: Date? = nil, afterId: Int64? = nil, limit: Int? = nil) {
+    public init(since: Date? = nil, afterId: Int64? = nil, limit: Int? = nil, settled: Bool = false) {
         self.since = since
         self.afterId = afterId
         self.limit = limit
+        self.settled = settled
     }
+
+    public var onlySettled: Bool { settled || afterId != nil }
 }
 
 /// A notification as the store keeps it: one row per notificationUUID across all its deliveries

@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// A whole group commit's deliveries in one statement, one round trip to the server: each column
 /// as an array, unnested in the deliveries' order. The delivery IDs are taken from their sequence in
-/// that order inside the statement, so that under the arrivals lock they are visible in order.
+/// that order inside the statement, so that a batch's deliveries follow one another.
 extension PostgresNotificationStore {
     /// Rounds in which no notificationUUID repeats: one statement may upsert a row only once, so a
     /// repeat delivery goes in the round after its first one, keeping the order of each UUID's deliveries.

@@ -30,7 +30,7 @@ extension PostgresNotificationStore: BoundedQuarantine {
     public func quarantine(_ bodies: [HashedRefusal], within limits: QuarantineLimits) async throws -> QuarantineWrite {
         try await run {
             try await self.client.withTransaction(logger: Self.logger) { connection in
-                try await Self.lockArrivals(connection)
+                try await Self.holdArrivals(connection)
                 var kept: [QuarantineWrite.Kept] = []
                 for entry in bodies {
                     let body = entry.refused

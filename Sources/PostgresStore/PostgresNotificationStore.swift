@@ -138,7 +138,7 @@ public final class PostgresNotificationStore: NotificationStore {
     private func writeBatch(_ deliveries: [NotificationDelivery]) async throws -> [Result<RecordOutcome, any Error>] {
         do {
             return try await client.withTransaction(logger: Self.logger) { connection in
-                try await Self.lockArrivals(connection)
+                try await Self.holdArrivals(connection)
                 var results: [Result<RecordOutcome, any Error>]
                 // The whole batch in one statement per round; a batch holding one delivery the
                 // server refuses (a NUL in a text, ...) goes again a delivery at a time, so that only
@@ -203,9 +203,26 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    static func lockArrivals(_ connection: PostgresConnection) async throws {
+    /// Taken by a transaction that adds deliveries or refused bodies, before it draws their IDs.
+    static func holdArrivals(_ connection: PostgresConnection) async throws {
         try await connection.query(
-            "SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))", logger: logger)
+            "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))", logger: logger)
+    }
+
+    /// The newest delivery and refused-body IDs that no write in flight can come before. Taken
+    /// under the arrivals lock alone, which waits until every transaction holding it has committed
+    /// or rolled back (and keeps new ones waiting for the two lookups): every ID up to these is
+    /// then visible or gone for good. IDs drawn later are higher, so a read bounded by them, and a
+    /// cursor moved to its last row, misses nothing a slower receiver commits afterwards.
+    func settledIDs() async throws -> (deliveries: Int64, quarantine: Int64) {
+        try await client.withTransaction(logger: Self.logger) { connection in
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))", logger: Self.logger)
+            let rows = try await connection.query(
+                "SELECT (SELECT coalesce(max(id), 0) FROM deliveries), (SELECT coalesce(max(id), 0) FROM quarantine)", logger: Self.logger)
+            for try await bounds in rows.decode((Int64, Int64).self) { return bounds }
+            throw StoreFailure("the newest IDs could not be read")
+        }
     }
 
     private static func insert(_ delivery: NotificationDelivery, on connection: PostgresConnection) async throws -> RecordOutcome {
@@ -274,7 +291,7 @@ public final class PostgresNotificationStore: NotificationStore {
     public func quarantine(_ body: RefusedDelivery) async throws -> Int64 {
         try await run(within: writeDeadline) {
             try await self.client.withTransaction(logger: Self.logger) { connection in
-                try await Self.lockArrivals(connection)
+                try await Self.holdArrivals(connection)
                 let rows = try await connection.query(
                     """
                     INSERT INTO quarantine (
@@ -314,6 +331,10 @@ public final class PostgresNotificationStore: NotificationStore {
 
     public func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] {
         var query = FilteredQuery("SELECT * FROM notifications WHERE TRUE")
+        if filter.onlySettled {
+            let settled = try await run { try await self.settledIDs().deliveries }
+            query.sql += " AND last_delivery_id <= \(query.bind(settled))"
+        }
         if let since = filter.since { query.sql += " AND last_received >= \(query.bind(Self.rounded(since)))" }
         if let type = filter.type { query.sql += " AND notification_type = \(query.bind(type))" }
         if let transaction = filter.transactionId {
@@ -338,6 +359,10 @@ public final class PostgresNotificationStore: NotificationStore {
 
     public func quarantined(_ filter: QuarantineFilter) async throws -> [QuarantinedDelivery] {
         var query = FilteredQuery("SELECT * FROM quarantine WHERE TRUE")
+        if filter.onlySettled {
+            let settled = try await run { try await self.settledIDs().quarantine }
+            query.sql += " AND id <= \(query.bind(settled))"
+        }
         if let since = filter.since { query.sql += " AND received >= \(query.bind(Self.rounded(since)))" }
         if let after = filter.afterId { query.sql += " AND id > \(query.bind(after))" }
         query.sql += " ORDER BY id DESC"

@@ -126,9 +126,11 @@ enum PostgresSchema {
         static let namespace: Int32 = 0x1A9D
         /// Held while the schema is brought up to date.
         static let migration: Int32 = 1
-        /// Held by each transaction that adds deliveries or refused bodies, until it commits: their
-        /// IDs then become visible in order, so a reader that moves a cursor along them (the Live
-        /// pane, `received --follow`) never skips one committed late by another receiver.
+        /// Held shared by each transaction that adds deliveries or refused bodies, until it commits,
+        /// so that receivers commit side by side and the server flushes their commits together. A
+        /// reader that moves a cursor along those IDs (the Live pane, `received --follow`) takes it
+        /// alone for a moment: then no write is in flight, and no ID up to the newest visible one
+        /// can still appear later.
         static let arrivals: Int32 = 2
         /// The class of the locks held around one write's send, keyed by what it writes to.
         static let writes: Int32 = 0x1A9E

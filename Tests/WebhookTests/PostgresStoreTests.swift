@@ -92,6 +92,8 @@ import Testing
         let store = try await PostgresNotificationStore.open(reader)
         #expect(try await store.receiverMayWrite() == false)
         #expect(try await store.notifications(NotificationFilter()).map(\.notificationUUID) == ["visible"])
+        // A reader role follows too: the arrivals lock needs no privilege.
+        #expect(try await store.notifications(NotificationFilter(afterDelivery: 0)).map(\.notificationUUID) == ["visible"])
         let refused = await #expect(throws: NotificationStoreError.self) { _ = try await store.record(delivery("not-allowed")) }
         #expect("\(refused.map { "\($0)" } ?? "")".contains("permission denied"))
         try await store.close()

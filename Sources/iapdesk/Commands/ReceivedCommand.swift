@@ -61,12 +61,13 @@ struct ReceivedCommand: AsyncParsableCommand {
     private func show(_ store: any NotificationStore, path: String, since sinceDate: Date?) async throws {
         do {
             let printer = Printer(json: json)
-            var filter = NotificationFilter(since: sinceDate, type: type?.uppercased(), transactionId: transaction, limit: limit)
+            // A follow's first rows stop where its cursor can stand: nothing another receiver commits later comes before them.
+            var filter = NotificationFilter(since: sinceDate, type: type?.uppercased(), transactionId: transaction, limit: limit, settled: follow)
             if quarantined {
-                let entries = try await store.quarantined(QuarantineFilter(since: sinceDate, limit: limit))
+                let entries = try await store.quarantined(QuarantineFilter(since: sinceDate, limit: limit, settled: follow))
                 if follow {
                     for entry in entries { line(entry) }
-                    let latest = try await store.quarantined(QuarantineFilter(limit: 1)).last?.id ?? 0
+                    let latest = try await store.quarantined(QuarantineFilter(limit: 1, settled: true)).last?.id ?? 0
                     try await poll(from: max(entries.last?.id ?? 0, latest)) { cursor in
                         let new = try await store.quarantined(QuarantineFilter(afterId: cursor))
                         for entry in new { line(entry) }
@@ -88,7 +89,7 @@ struct ReceivedCommand: AsyncParsableCommand {
             if follow {
                 for row in rows { line(row) }
                 filter.limit = nil
-                let latest = try await store.notifications(NotificationFilter(limit: 1)).last?.lastDeliveryId ?? 0
+                let latest = try await store.notifications(NotificationFilter(limit: 1, settled: true)).last?.lastDeliveryId ?? 0
                 try await poll(from: max(rows.last?.lastDeliveryId ?? 0, latest)) { [filter] cursor in
                     var next = filter
                     next.afterDelivery = cursor
