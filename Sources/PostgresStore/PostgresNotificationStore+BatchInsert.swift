@@ -4,8 +4,8 @@ import NIOCore
 import PostgresNIO
 
 /// A whole group commit's deliveries in one statement, one round trip to the server: each column
-/// as an array, unnested in the deliveries' order. The delivery IDs are taken from their sequence in
-/// that order inside the statement, so that a batch's deliveries follow one another.
+/// as an array, unnested in the deliveries' order. The statement takes the arrivals lock (shared)
+/// before it draws the delivery IDs, in that order, from their sequence: a cursor read waits for it.
 extension PostgresNotificationStore {
     /// Rounds in which no notificationUUID repeats: one statement may upsert a row only once, so a
     /// repeat delivery goes in the round after its first one, keeping the order of each UUID's deliveries.
@@ -55,9 +55,13 @@ extension PostgresNotificationStore {
         let answered = deliveries.map { Int64($0.answeredStatus) }, elapsed = deliveries.map(\.elapsedMilliseconds)
         let rows = try await connection.query(
             """
-            WITH input AS MATERIALIZED (
-                SELECT i.*, nextval(pg_get_serial_sequence('deliveries', 'id')) AS delivery_id
-                FROM unnest(
+            WITH arrivals AS MATERIALIZED (
+                SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.Lock.namespace), \(PostgresSchema.Lock.arrivals))::text AS held
+            ),
+            input AS MATERIALIZED (
+                -- The IDs are drawn only once the lock is held: each depends on the row that took it.
+                SELECT i.*, CASE WHEN a.held IS NOT NULL THEN nextval(pg_get_serial_sequence('deliveries', 'id')) END AS delivery_id
+                FROM arrivals a CROSS JOIN unnest(
                     \(uuids)::text[], \(types)::text[], \(subtypes)::text[], \(environments)::text[], \(bundles)::text[], \(appIds)::bigint[],
                     \(transactions)::text[], \(originals)::text[], \(products)::text[], \(signed)::bigint[], \(verdicts)::text[], \(details)::text[],
                     \(bodies)::bytea[], \(payloads)::text[], \(received)::bigint[], \(remotes)::text[], \(answered)::bigint[], \(elapsed)::float8[],
@@ -80,7 +84,8 @@ extension PostgresNotificationStore {
                     CASE WHEN nulls & 256 = 0 THEN to_timestamp(signed / 1000.0) END, verdict, CASE WHEN nulls & 512 = 0 THEN detail END,
                     body, CASE WHEN nulls & 1024 = 0 THEN payload END, to_timestamp(received / 1000.0), to_timestamp(received / 1000.0),
                     CASE WHEN nulls & 2048 = 0 THEN remote END, answered, elapsed, delivery_id
-                FROM input ORDER BY ord
+                -- Rows locked in one order by every receiver: two batches sharing notifications never deadlock.
+                FROM input ORDER BY uuid
                 ON CONFLICT (notification_uuid) DO UPDATE SET
                     delivery_count = notifications.delivery_count + 1, last_received = excluded.last_received,
                     remote_address = excluded.remote_address, answered_status = excluded.answered_status,

@@ -122,85 +122,56 @@ public final class PostgresNotificationStore: NotificationStore {
         }
     }
 
-    /// One transaction for a batch, each delivery in a savepoint of its own: one that fails is rolled
-    /// back alone and its caller gets the error; the others are committed together.
+    /// A batch in one statement per round, each its own transaction: the server flushes the
+    /// commits of several receivers together, and nothing waits on a round trip it need not make.
+    /// A round the server refuses (a NUL in a text, ...) goes again a delivery at a time, so that
+    /// only the bad one fails; a round already committed stays so.
     private func recordBatch(_ deliveries: [NotificationDelivery]) async -> [Result<RecordOutcome, any Error>] {
         do {
             return try await run(within: writeDeadline) { try await self.writeBatch(deliveries) }
         } catch {
-            // The commit itself failed, or the server did not answer: nothing of the batch is known
-            // to be stored, so every caller answers 503 and Apple retries.
+            // The server did not answer: nothing of the batch is known to be stored, so every
+            // caller answers 503 and Apple retries.
             let failure = storeError(error)
             return deliveries.map { _ in .failure(failure) }
         }
     }
 
     private func writeBatch(_ deliveries: [NotificationDelivery]) async throws -> [Result<RecordOutcome, any Error>] {
-        do {
-            return try await client.withTransaction(logger: Self.logger) { connection in
-                try await Self.holdArrivals(connection)
-                var results: [Result<RecordOutcome, any Error>]
-                // The whole batch in one statement per round; a batch holding one delivery the
-                // server refuses (a NUL in a text, ...) goes again a delivery at a time, so that only
-                // that one fails.
-                try await connection.query("SAVEPOINT batch", logger: Self.logger)
+        try await client.withConnection { connection in
+            var results = [Result<RecordOutcome, any Error>?](repeating: nil, count: deliveries.count)
+            for round in Self.rounds(deliveries) {
                 do {
-                    var outcomes = [RecordOutcome?](repeating: nil, count: deliveries.count)
-                    for round in Self.rounds(deliveries) {
-                        for (index, outcome) in zip(round, try await Self.insertRound(round.map { deliveries[$0] }, on: connection)) {
-                            outcomes[index] = outcome
+                    for (index, outcome) in zip(round, try await Self.insertRound(round.map { deliveries[$0] }, on: connection)) {
+                        results[index] = .success(outcome)
+                    }
+                } catch {
+                    for index in round {
+                        do {
+                            let stored = try await Self.insertRound([deliveries[index]], on: connection)
+                            results[index] = stored.first.map { .success($0) } ?? .failure(StoreFailure("the delivery was not recorded"))
+                        } catch {
+                            results[index] = .failure(self.storeError(error))
                         }
                     }
-                    try await connection.query("RELEASE SAVEPOINT batch", logger: Self.logger)
-                    results = outcomes.map { outcome in outcome.map { .success($0) } ?? .failure(StoreFailure("the delivery was not recorded")) }
-                } catch {
-                    try await connection.query("ROLLBACK TO SAVEPOINT batch", logger: Self.logger)
-                    try await connection.query("RELEASE SAVEPOINT batch", logger: Self.logger)
-                    results = try await self.writeOneByOne(deliveries, on: connection)
                 }
-                try await Self.indexAccounts(of: zip(deliveries, results).filter { if case .success = $1 { true } else { false } }.map(\.0), on: connection)
-                return results
             }
-        } catch {
-            // The commit itself failed: nothing of the batch is stored.
-            let failure = storeError(error)
-            return deliveries.map { _ in .failure(failure) }
+            let stored = zip(deliveries, results).compactMap { delivery, result -> NotificationDelivery? in
+                if case .success = result { return delivery } else { return nil }
+            }
+            await Self.indexAccounts(of: stored, on: connection)
+            return results.map { $0 ?? .failure(StoreFailure("the delivery was not recorded")) }
         }
     }
 
-    /// Each delivery in a savepoint of its own: one that fails is rolled back alone.
-    private func writeOneByOne(_ deliveries: [NotificationDelivery], on connection: PostgresConnection) async throws -> [Result<RecordOutcome, any Error>] {
-        var results: [Result<RecordOutcome, any Error>] = []
-        for delivery in deliveries {
-            try await connection.query("SAVEPOINT delivery", logger: Self.logger)
-            do {
-                results.append(.success(try await Self.insert(delivery, on: connection)))
-                try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
-            } catch {
-                try await connection.query("ROLLBACK TO SAVEPOINT delivery", logger: Self.logger)
-                try await connection.query("RELEASE SAVEPOINT delivery", logger: Self.logger)
-                results.append(.failure(storeError(error)))
-            }
-        }
-        return results
-    }
-
-    /// The batch's links in one statement. The index only saves a later lookup: a failure to write
-    /// it is rolled back alone and never costs a notification its 200.
-    private static func indexAccounts(of deliveries: [NotificationDelivery], on connection: PostgresConnection) async throws {
+    /// The batch's links in one statement of its own, after the notifications are committed. The
+    /// index only saves a later lookup (`iapdesk index` fills it from the stored notifications): a
+    /// failure to write it never costs a notification its 200, a back-fill holding its rows is
+    /// waited for briefly, and its commit is not waited for on disk.
+    private static func indexAccounts(of deliveries: [NotificationDelivery], on connection: PostgresConnection) async {
         let links = AccountLink.merged(deliveries.flatMap(\.accountLinks))
         guard !links.isEmpty else { return }
-        try await connection.query("SAVEPOINT account_index", logger: logger)
-        do {
-            // A back-fill holding these rows must not hold the batch past its deadline: wait briefly, then skip.
-            try await connection.query("SET LOCAL lock_timeout = '250ms'", logger: logger)
-            try await insertAccountLinks(links, on: connection)
-            try await connection.query("RELEASE SAVEPOINT account_index", logger: logger)
-            try await connection.query("SET LOCAL lock_timeout = 0", logger: logger)
-        } catch {
-            try await connection.query("ROLLBACK TO SAVEPOINT account_index", logger: logger)
-            try await connection.query("RELEASE SAVEPOINT account_index", logger: logger)
-        }
+        try? await insertAccountLinks(links, on: connection, asIndexOfArrivals: true)
     }
 
     /// Taken by a transaction that adds deliveries or refused bodies, before it draws their IDs.
@@ -223,44 +194,6 @@ public final class PostgresNotificationStore: NotificationStore {
             for try await bounds in rows.decode((Int64, Int64).self) { return bounds }
             throw StoreFailure("the newest IDs could not be read")
         }
-    }
-
-    private static func insert(_ delivery: NotificationDelivery, on connection: PostgresConnection) async throws -> RecordOutcome {
-        let received = Self.rounded(delivery.receivedAt)
-        let payload = delivery.decodedPayload.map { String(decoding: $0, as: UTF8.self) }
-        let upserted = try await connection.query(
-            """
-            INSERT INTO notifications (
-                notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id,
-                original_transaction_id, product_id, signed_date, verdict, verdict_detail, raw_body, decoded_payload,
-                first_received, last_received, remote_address, answered_status, elapsed_ms
-            ) VALUES (
-                \(delivery.notificationUUID), \(delivery.notificationType), \(delivery.subtype), \(delivery.environment),
-                \(delivery.bundleId), \(delivery.appAppleId), \(delivery.transactionId), \(delivery.originalTransactionId),
-                \(delivery.productId), \(delivery.signedDate.map(Self.rounded)), \(delivery.verdict), \(delivery.verdictDetail),
-                \(delivery.rawBody), \(payload), \(received), \(received), \(delivery.remoteAddress), \(delivery.answeredStatus),
-                \(delivery.elapsedMilliseconds)
-            )
-            ON CONFLICT (notification_uuid) DO UPDATE SET
-                delivery_count = notifications.delivery_count + 1, last_received = excluded.last_received,
-                remote_address = excluded.remote_address, answered_status = excluded.answered_status,
-                elapsed_ms = excluded.elapsed_ms
-            RETURNING id, delivery_count
-            """, logger: logger)
-        var stored: (Int64, Int)?
-        for try await row in upserted.decode((Int64, Int).self) { stored = row }
-        guard let (id, count) = stored else { throw StoreFailure("the upsert returned no row") }
-        let inserted = try await connection.query(
-            """
-            INSERT INTO deliveries (notification_id, received, remote_address, answered_status, elapsed_ms)
-            VALUES (\(id), \(received), \(delivery.remoteAddress), \(delivery.answeredStatus), \(delivery.elapsedMilliseconds))
-            RETURNING id
-            """, logger: logger)
-        var deliveryId: Int64?
-        for try await value in inserted.decode(Int64.self) { deliveryId = value }
-        guard let deliveryId else { throw StoreFailure("the delivery was not recorded") }
-        try await connection.query("UPDATE notifications SET last_delivery_id = \(deliveryId) WHERE id = \(id)", logger: logger)
-        return RecordOutcome(id: id, deliveryId: deliveryId, deliveryCount: count)
     }
 
     public func recordForward(_ forward: ForwardOutcome, delivery: Int64) async throws {

@@ -16,11 +16,11 @@ import Testing
         let database = try await TestPostgres.database()
         let store = try await PostgresNotificationStore.open(database.address)
         let cursor = try await store.record(delivery("before")).deliveryId
-        // A receiver in the middle of its transaction: its delivery ID is drawn, its commit not done.
+        // A receiver in the middle of its transaction: the statement took the arrivals lock and drew
+        // its delivery ID; its commit is not done.
         let slow = try await PostgresConnection.connect(
             configuration: try PostgresConnectionSettings.connection(database.address), id: 9, logger: PostgresNotificationStore.logger)
         try await slow.query("BEGIN", logger: PostgresNotificationStore.logger)
-        try await PostgresNotificationStore.holdArrivals(slow)
         let drawn = try await PostgresNotificationStore.insertRound([delivery("slow")], on: slow)
         // Another receiver commits a later ID meanwhile: a plain read shows it alone.
         let fast = try await store.record(delivery("fast"))
@@ -35,7 +35,7 @@ import Testing
         }
         // The cursor read waits on the arrivals lock until the slow receiver's commit (a read that
         // does not wait ends, and its rows below say what it missed).
-        try await Self.untilAdvisoryLockAwaited(on: database.address, or: { ended.withLock { $0 } })
+        #expect(try await Self.untilAdvisoryLockAwaited(on: database.address, or: { ended.withLock { $0 } }))
         try await slow.query("COMMIT", logger: PostgresNotificationStore.logger)
         let followed = try await following.value
         #expect(followed.map(\.notificationUUID) == ["slow", "fast"])
@@ -54,18 +54,19 @@ import Testing
         let slow = try await PostgresConnection.connect(
             configuration: try PostgresConnectionSettings.connection(database.address), id: 9, logger: PostgresNotificationStore.logger)
         try await slow.query("BEGIN", logger: PostgresNotificationStore.logger)
-        try await PostgresNotificationStore.holdArrivals(slow)
         _ = try await PostgresNotificationStore.insertRound([delivery("slow")], on: slow)
+        _ = try await store.record(delivery("fast"))
         let reader = try await PostgresNotificationStore.open(database.address)
         let ended = Mutex(false)
         let starting = Task {
             defer { ended.withLock { $0 = true } }
             return try await reader.notifications(NotificationFilter(limit: 1, settled: true))
         }
-        try await Self.untilAdvisoryLockAwaited(on: database.address, or: { ended.withLock { $0 } })
+        #expect(try await Self.untilAdvisoryLockAwaited(on: database.address, or: { ended.withLock { $0 } }))
         // Rolled back: the ID it drew never appears, and the read goes on without it.
         try await slow.query("ROLLBACK", logger: PostgresNotificationStore.logger)
-        #expect(try await starting.value.map(\.notificationUUID) == ["stored"])
+        #expect(try await starting.value.map(\.notificationUUID) == ["fast"])
+        #expect(try await reader.notifications(NotificationFilter(afterDelivery: 0)).map(\.notificationUUID) == ["stored", "fast"])
         try await slow.close()
         try await reader.close()
         try await store.close()
@@ -73,18 +74,18 @@ import Testing
     }
 
     /// Returns once a session waits for an advisory lock on the database (seen in pg_locks), or once
-    /// `ended` says the read it waits for has ended without waiting.
-    static func untilAdvisoryLockAwaited(on address: PostgresAddress, or ended: () -> Bool) async throws {
+    /// `ended` says the read it waits for has ended without waiting; whether one was seen waiting.
+    static func untilAdvisoryLockAwaited(on address: PostgresAddress, or ended: () -> Bool) async throws -> Bool {
         let watcher = try await PostgresConnection.connect(
             configuration: try PostgresConnectionSettings.connection(address), id: 10, logger: PostgresNotificationStore.logger)
-        while !ended() {
+        var seen = false
+        while !seen, !ended() {
             let rows = try await watcher.query(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", logger: PostgresNotificationStore.logger)
-            var waiting = 0
-            for try await count in rows.decode(Int.self) { waiting = count }
-            if waiting > 0 { break }
-            try await Task.sleep(for: .milliseconds(2))
+            for try await count in rows.decode(Int.self) { seen = count > 0 }
+            if !seen { try await Task.sleep(for: .milliseconds(2)) }
         }
         try await watcher.close()
+        return seen
     }
 }
