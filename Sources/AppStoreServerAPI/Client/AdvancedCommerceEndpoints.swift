@@ -8,35 +8,35 @@ extension Endpoints {
         transactionId: String, request: AdvancedCommerceSubscriptionCancelRequest
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Cancel a Subscription", "POST", "/advancedCommerce/v1/subscription/cancel/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
+              body: encode(request), idempotent: false)
     }
 
     public static func revokeAdvancedCommerceSubscription(
         transactionId: String, request: AdvancedCommerceSubscriptionRevokeRequest
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Revoke Subscription", "POST", "/advancedCommerce/v1/subscription/revoke/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
+              body: encode(request), idempotent: false)
     }
 
     public static func requestAdvancedCommerceRefund(
         transactionId: String, request: AdvancedCommerceRequestRefundRequest
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Request Transaction Refund", "POST", "/advancedCommerce/v1/transaction/requestRefund/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
+              body: encode(request), idempotent: false)
     }
 
     public static func changeAdvancedCommerceSubscriptionMetadata(
         transactionId: String, request: AdvancedCommerceSubscriptionChangeMetadataRequest
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Change Subscription Metadata", "POST", "/advancedCommerce/v1/subscription/changeMetadata/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
+              body: encode(request), idempotent: false)
     }
 
     public static func changeAdvancedCommerceSubscriptionPrice(
         transactionId: String, request: AdvancedCommerceSubscriptionPriceChangeRequest
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Change Subscription Price", "POST", "/advancedCommerce/v1/subscription/changePrice/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
+              body: encode(request), idempotent: false)
     }
 
     public static func migrateToAdvancedCommerce(
@@ -44,11 +44,6 @@ extension Endpoints {
     ) -> Endpoint<AdvancedCommerceActionResponse> {
         .json("Migrate a Subscription to Advanced Commerce API", "POST",
               "/advancedCommerce/v1/subscription/migrate/\(pathSegment(transactionId))",
-              body: advancedCommerceBody(request), idempotent: false)
-    }
-
-    private static func advancedCommerceBody(_ value: some Encodable) -> Data {
-        // Strings, numbers and booleans only: encoding cannot fail.
-        try! AppStoreJSON.encoder().encode(value)
+              body: encode(request), idempotent: false)
     }
 }

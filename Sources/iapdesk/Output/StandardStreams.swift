@@ -19,7 +19,8 @@ enum StandardStreams {
         if !write(STDOUT_FILENO, data) && errno == EPIPE { exit(141) }
     }
 
-    private static func write(_ descriptor: Int32, _ data: Data) -> Bool {
+    /// The whole of `data` to `descriptor`, again after an interrupted call; false with errno set when it fails.
+    static func write(_ descriptor: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { buffer -> Bool in
             guard let base = buffer.baseAddress else { return true }
             var offset = 0

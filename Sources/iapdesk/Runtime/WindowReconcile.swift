@@ -10,7 +10,7 @@ enum WindowReconcile {
         // The rows Apple lists come last, with their bodies: the join keeps the last row of a UUID.
         var rows = try await store.notifications(signedIn: window, bodies: false)
         rows.append(contentsOf: try await store.notifications(uuids: uuids))
-        let stored = try await ForwardHistory.settled(rows, in: store)
+        let stored = try await ForwardHistory.settled(consume rows, in: store)
         return Reconciler.reconcile(history: history, stored: stored, replays: try await store.replays(uuids: uuids), window: window)
     }
 }

@@ -220,16 +220,9 @@ final class BulkOutput {
     /// quietly, any other failure (a full disk) is said.
     private func write(_ text: String) {
         guard !closed else { return }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(handle.fileDescriptor, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno != EPIPE { writeFailure = "\(path ?? "standard output") could not be written: \(String(cString: strerror(errno)))" }
-                closed = true
-                return
-            }
-            bytes = bytes.dropFirst(written)
+        if !StandardStreams.write(handle.fileDescriptor, Data(text.utf8)) {
+            if errno != EPIPE { writeFailure = "\(path ?? "standard output") could not be written: \(String(cString: strerror(errno)))" }
+            closed = true
         }
     }
 
