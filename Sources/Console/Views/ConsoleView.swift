@@ -64,8 +64,14 @@ public enum ConsoleView {
         if let customer = state.customer, state.current.showsCustomer {
             // A customer found in the other environment says so where the eye goes first.
             let elsewhere = customer.environment.flatMap { $0 == state.environment ? nil : " (\($0.label))" } ?? ""
-            // How old what the panes show is: `r` reads it all again.
-            let age = customer.readAt.map { state.now.timeIntervalSince($0) < 1 ? " · read just now" : " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
+            // How old what the panes show is: `r` reads it all again. Before anyone is found the
+            // query is only what was typed: nothing of a customer is on screen to be old.
+            let age: String
+            if !customer.subscriptions.isLoaded, !customer.history.isLoaded, !customer.refunds.isLoaded, !customer.transaction.isLoaded {
+                age = customer.subscriptions.error != nil && customer.history.error != nil ? " · nothing read" : " · looking up"
+            } else {
+                age = customer.readAt.map { state.now.timeIntervalSince($0) < 1 ? " · read just now" : " · read \(DisplayFormat.relative($0, now: state.now))" } ?? ""
+            }
             // Someone else changed this customer since it was read: said on every pane, not only
             // the summary (the Subscriptions pane is where an agent extends).
             let watch = state.customerWatch
