@@ -118,6 +118,16 @@ import Testing
         #expect(paragraph.layout(width: 10).map { $0.map(\.text).joined() } == ["the quick ", "brown fox ", "jumps"])
     }
 
+    @Test func aHangingIndentKeepsWrappedLinesUnderTheirText() {
+        let lines: [[Paragraph.Span]] = [[.init("  Locales: en-US (the profile sets others).")]]
+        let laid = Paragraph(lines: lines, hangingIndent: true).layout(width: 20).map { $0.map(\.text).joined() }
+        #expect(laid == ["  Locales: en-US ", "  (the profile sets ", "  others)."])
+        // A word longer than the room past the indent is cut, and the layout ends.
+        let long = Paragraph(lines: [[.init("  " + String(repeating: "x", count: 30))]], hangingIndent: true).layout(width: 10)
+        #expect(long.map { $0.map(\.text).joined() } == ["  ", "  xxxxxxxx", "  xxxxxxxx", "  xxxxxxxx", "  xxxxxx"])
+        #expect(Paragraph(lines: lines).layout(width: 20).map { $0.map(\.text).joined() }[1] == "(the profile sets ")
+    }
+
     @Test func textInputEditsAndTakesPastes() {
         var input = TextInputState(maxLength: 12)
         for character in "MK5" { _ = input.handle(.character(character)) }

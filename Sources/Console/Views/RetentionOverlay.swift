@@ -16,14 +16,14 @@ enum RetentionOverlay {
 
     static func lineCount(_ state: ConsoleState) -> Int {
         let width = body(screen(state)).width
-        return Paragraph(lines: lines(state, .fallback, width: width)).layout(width: width).count
+        return Paragraph(lines: lines(state, .fallback, width: width), hangingIndent: true).layout(width: width).count
     }
 
     static func render(_ state: ConsoleState, _ theme: Theme, _ area: Rect, _ buffer: inout Buffer) {
         let frame = box(area)
         let inner = body(area)
         guard frame.width >= 4, frame.height >= 3 else { return }
-        let all = Paragraph(lines: lines(state, theme, width: inner.width)).layout(width: inner.width)
+        let all = Paragraph(lines: lines(state, theme, width: inner.width), hangingIndent: true).layout(width: inner.width)
         let scroll = min(state.retention.scroll, max(0, all.count - inner.height))
         let modal = theme[.modal]
         buffer.fill(frame, with: modal)

@@ -56,11 +56,15 @@ public struct Paragraph: Widget {
     public var lines: [[Span]]
     public var wrap: Bool
     public var offset: Int
+    /// Wrapped lines start under the text of their first line, past its leading spaces, so that an
+    /// indented entry still reads as one.
+    public var hangingIndent: Bool
 
-    public init(lines: [[Span]], wrap: Bool = true, offset: Int = 0) {
+    public init(lines: [[Span]], wrap: Bool = true, offset: Int = 0, hangingIndent: Bool = false) {
         self.lines = lines
         self.wrap = wrap
         self.offset = offset
+        self.hangingIndent = hangingIndent
     }
 
     public init(_ text: String, style: Style = .plain, wrap: Bool = true) {
@@ -74,6 +78,9 @@ public struct Paragraph: Widget {
         for line in lines {
             var current: [Span] = []
             var used = 0
+            let leading = line.first.map { $0.text.prefix { $0 == " " }.count } ?? 0
+            // Never so deep that a wrapped line has no room for text.
+            let indent = hangingIndent && leading < width / 2 ? String(repeating: " ", count: leading) : ""
             for span in line {
                 var rest = Substring(span.text)
                 while !rest.isEmpty {
@@ -92,11 +99,13 @@ public struct Paragraph: Widget {
                             cut = rest.index(after: cut)
                         }
                         if let lastSpace, lastSpace > rest.startIndex, cut < rest.endIndex { cut = rest.index(after: lastSpace) }
-                        if cut == rest.startIndex && used == 0 { cut = rest.index(after: cut) }
+                        // Nothing fits on a line holding nothing yet (past its indent): one character goes, so it ends.
+                        let fresh = used == 0 || (!indent.isEmpty && used == indent.count && current.count == 1)
+                        if cut == rest.startIndex && fresh { cut = rest.index(after: cut) }
                         current.append(Span(String(rest[rest.startIndex..<cut]), span.style))
                         result.append(current)
-                        current = []
-                        used = 0
+                        current = indent.isEmpty ? [] : [Span(indent, span.style)]
+                        used = indent.count
                         rest = rest[cut...]
                         while rest.first == " " { rest = rest.dropFirst() }
                     }
