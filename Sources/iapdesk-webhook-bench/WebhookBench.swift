@@ -168,6 +168,12 @@ struct WebhookBench: AsyncParsableCommand {
         Self.figure(
             "receiver_cpu_signature_share", signatures * verifyCPU / receiverCPU,
             "of the receiver's CPU time is the \(SignatureLimit.signaturesPerNotification) raw verifies: the share of the signature limit it reaches with every core its own, target 0.7")
+        let parts = try await Self.receiverCosts(bodies, verifier: try demo.makeVerifier(), storePath: path + "-parts.sqlite")
+        Self.figure("receiver_cpu_intake_per_notification", parts.intake * 1e6, "µs (parse, verify both signatures, build the delivery; one at a time)")
+        Self.figure("receiver_cpu_store_per_notification", parts.store * 1e6, "µs (the durable write alone, 16 in flight)")
+        Self.figure(
+            "receiver_cpu_rest_per_notification", max(0, receiverCPU - parts.intake - parts.store) * 1e6,
+            "µs (the HTTP server, the handler, the hops between threads: the whole less the two above)")
         let repeated = await senders.send(bodies)
         Self.figure("receiver_repeat_c\(concurrency)", Double(count) / repeated.seconds, "deliveries/s")
         let junk = Array(repeating: Data("not json".utf8), count: count)
