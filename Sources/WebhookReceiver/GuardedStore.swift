@@ -23,6 +23,8 @@ final class GuardedStore: NotificationStore {
     let checkInterval: Duration
     private let report: @Sendable (StoreHealthEvent) -> Void
     private let health = Mutex(Health.up)
+    /// Every write's deadline, watched by one task rather than a timer task per write.
+    private let writeDeadlines = DeadlineWatch()
 
     enum Health {
         case up
@@ -79,7 +81,7 @@ final class GuardedStore: NotificationStore {
         }
         if let refusal { throw refusal }
         do {
-            let value = try await withinDeadline(deadline + Self.margin) { try await body() }
+            let value = try await writeDeadlines.within(deadline + Self.margin) { try await body() }
             succeeded()
             return value
         } catch is CancellationError {
