@@ -18,6 +18,15 @@ final class DeadlineWatch: Sendable {
         var watching = false
     }
     private let state = Mutex(State())
+    /// The watching task's priority.
+    private let priority: TaskPriority
+
+    /// - Parameter priority: high for deadlines a busy receiver must not hold back (body reads);
+    ///   the callers' own for a deadline that backs up one of theirs and must not overtake it (a
+    ///   store write, whose store says more when its own deadline, a little earlier, comes first).
+    init(priority: TaskPriority) {
+        self.priority = priority
+    }
 
     /// Runs `expire` once `deadline` has passed, unless `finish` is called first with the number returned.
     func watch(until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> Int {
@@ -27,8 +36,7 @@ final class DeadlineWatch: Sendable {
             defer { state.watching = true }
             return (state.next, !state.watching)
         }
-        // Above the requests' priority: a busy receiver must not hold back the expiries it depends on.
-        if start { Task.detached(priority: .high) { await self.run() } }
+        if start { Task.detached(priority: priority) { await self.run() } }
         return id
     }
 

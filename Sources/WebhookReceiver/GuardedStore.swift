@@ -23,8 +23,10 @@ final class GuardedStore: NotificationStore {
     let checkInterval: Duration
     private let report: @Sendable (StoreHealthEvent) -> Void
     private let health = Mutex(Health.up)
-    /// Every write's deadline, watched by one task rather than a timer task per write.
-    private let writeDeadlines = DeadlineWatch()
+    /// Every write's deadline, watched by one task rather than a timer task per write, at the
+    /// requests' priority as the timers it replaces were: the store's own deadline, a quarter of a
+    /// second earlier, says more (which server did not answer) and must come first.
+    private let writeDeadlines = DeadlineWatch(priority: .medium)
 
     enum Health {
         case up

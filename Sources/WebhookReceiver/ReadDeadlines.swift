@@ -9,7 +9,8 @@ final class ReadDeadlines: Sendable {
         let reader: Task<Void, Never>
     }
 
-    private let watcher = DeadlineWatch()
+    /// Above the requests' priority: a busy receiver must not hold back the cuts it depends on.
+    private let watcher = DeadlineWatch(priority: .high)
 
     /// Watches `read` until `finish` is called with the number returned.
     func watch(_ read: Read) -> Int {

@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func aWriteThatEndsInTimeGivesItsResult() async throws {
-        let watch = DeadlineWatch()
+        let watch = DeadlineWatch(priority: .medium)
         let value = try await watch.within(.seconds(600)) { 42 }
         #expect(value == 42)
         await #expect(throws: DeadlinePassed.self) {
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func aWriteThatDoesNotEndInTimeGivesTheDeadlineAndIsCancelled() async throws {
-        let watch = DeadlineWatch()
+        let watch = DeadlineWatch(priority: .medium)
         let gate = Gate()
         let sawCancellation = Locked<Bool?>(nil)
         let ended = Gate()
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func aCancelledCallerIsAnsweredAtOnce() async throws {
-        let watch = DeadlineWatch()
+        let watch = DeadlineWatch(priority: .medium)
         let gate = Gate()
         let started = Gate()
         let caller = Task {
