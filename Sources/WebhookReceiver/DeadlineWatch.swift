@@ -4,8 +4,8 @@ import Synchronization
 /// Runs each watched entry's expiry when its deadline passes, with one watching task for every
 /// entry in flight instead of a timer task per entry: a sleeping task and its cancellation cost
 /// about 10 µs of CPU (a fifth of a P-256 verify), though almost every entry ends long before its
-/// deadline. The watcher sleeps until the earliest deadline (at most a second at a
-/// time), so entries given one duration each (deadlines in the order they are watched) expire on time.
+/// deadline. The watcher sleeps until the earliest deadline, at most a second at a time, so entries
+/// given one duration each (deadlines in the order they are watched) expire on time.
 final class DeadlineWatch: Sendable {
     private struct Entry {
         let deadline: ContinuousClock.Instant
@@ -74,21 +74,23 @@ final class DeadlineWatch: Sendable {
         }
     }
 
-    /// `body`'s result, or `DeadlinePassed(duration)` thrown once `duration` has passed, whichever
-    /// comes first; a cancelled caller gets CancellationError at once. As DeskStore's `withinDeadline`,
-    /// the body runs in a task of its own, which is cancelled and left to end by itself when the
-    /// caller stops waiting for it (a store call blocked on a silent server may ignore cancellation).
+    /// `body`'s result, or `DeadlinePassed(duration)` thrown once `duration` has passed since the
+    /// body began, whichever comes first; a cancelled caller gets CancellationError at once. As
+    /// DeskStore's `withinDeadline`, the body runs in a task of its own, which is cancelled and left
+    /// to end by itself when the caller stops waiting for it (a store call blocked on a silent
+    /// server may ignore cancellation).
     func within<T: Sendable>(_ duration: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let outcome = FirstOutcome<T>()
         let work = Task {
+            // Timed from the body's start, as a store's own deadline inside it is: on a loaded
+            // machine a task can wait for a thread longer than the margin between the two, and a
+            // deadline counted from the call would overtake the store's, which says more.
+            let watched = watch(until: .now + duration) { outcome.settle(.failure(DeadlinePassed(duration))) }
+            defer { finish(watched) }
             do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
         }
-        let watched = watch(until: .now + duration) { outcome.settle(.failure(DeadlinePassed(duration))) }
-        defer {
-            finish(watched)
-            // Nothing when the work has ended; else it is told to stop, whether or not it listens.
-            work.cancel()
-        }
+        // Nothing when the work has ended; else it is told to stop, whether or not it listens.
+        defer { work.cancel() }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
