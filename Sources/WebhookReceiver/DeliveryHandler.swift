@@ -116,8 +116,10 @@ struct DeliveryHandler: Sendable {
     }
 
     private func handle(_ data: Data, remoteAddress: String?, start: ContinuousClock.Instant, receivedAt: Date) async -> Response {
-        let hash = RefusedBodies.hash(data)
-        if let known = refusedBodies.refusal(for: hash) {
+        // Hashed only while refusals are remembered: Apple's bodies are never refused, and a SHA-256
+        // of a whole body costs several µs.
+        let hash = refusedBodies.isEmpty ? nil : RefusedBodies.hash(data)
+        if let hash, let known = refusedBodies.refusal(for: hash) {
             counters.add(.refusedRecognised)
             return await refuse(
                 known, body: data, bodyHash: hash, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start,
@@ -130,6 +132,7 @@ struct DeliveryHandler: Sendable {
             metrics.verified(in: .now - verifying)
             delivery = verified
         case .failure(let refused):
+            let hash = hash ?? RefusedBodies.hash(data)
             refusedBodies.remember(refused, for: hash)
             return await refuse(
                 refused, body: data, bodyHash: hash, size: data.count, truncated: false, remoteAddress: remoteAddress, start: start,

@@ -23,6 +23,10 @@ final class GuardedStore: NotificationStore {
     let checkInterval: Duration
     private let report: @Sendable (StoreHealthEvent) -> Void
     private let health = Mutex(Health.up)
+    /// Every write's deadline, watched by one task rather than a timer task per write, at the
+    /// requests' priority as the timers it replaces were: the store's own deadline, a quarter of a
+    /// second earlier, says more (which server did not answer) and must come first.
+    private let writeDeadlines = DeadlineWatch(priority: .medium)
 
     enum Health {
         case up
@@ -79,7 +83,7 @@ final class GuardedStore: NotificationStore {
         }
         if let refusal { throw refusal }
         do {
-            let value = try await withinDeadline(deadline + Self.margin) { try await body() }
+            let value = try await writeDeadlines.within(deadline + Self.margin) { try await body() }
             succeeded()
             return value
         } catch is CancellationError {

@@ -29,6 +29,9 @@ final class RefusedBodies: Sendable {
         return String(decoding: hex, as: UTF8.self)
     }
 
+    /// Nothing refused is remembered: no body need be hashed to be looked up.
+    var isEmpty: Bool { state.withLock { $0.refusals.isEmpty } }
+
     func refusal(for hash: String) -> NotificationIntake.Refused? {
         state.withLock { state in
             guard let found = state.refusals[hash] else { return nil }
