@@ -9,13 +9,11 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
 
     private struct State {
         var waiting: [(item: Item, slot: Slot)] = []
-        /// Tasks committing batches now.
-        var committing = 0
+        var committing = false
     }
 
     private let state = Mutex(State())
     private let maxBatch: Int
-    private let maxCommitting: Int
     private let deadline: Duration?
     private let maxStuck: Int
     private let clock: any Clock<Duration>
@@ -24,15 +22,9 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// With a `deadline`, each caller returns within it whatever the commit does. A batch still
     /// committing at its deadline is abandoned (it ends by itself, its results dropped) and the next
     /// batch gets a fresh chance; while `maxStuck` abandoned commits still run, batches fail at once
-    /// instead of piling up more of them. Deadlines are measured on `clock`. With `maxCommitting`
-    /// above 1, writes that arrive while a batch commits start another batch at once, up to that
-    /// many at a time: for a server that flushes concurrent commits together (PostgreSQL), where a
-    /// file store takes one writer at a time and keeps 1.
-    public init(
-        maxBatch: Int = 256, maxCommitting: Int = 1, deadline: Duration? = nil, maxStuck: Int = 2, clock: any Clock<Duration> = ContinuousClock()
-    ) {
+    /// instead of piling up more of them. Deadlines are measured on `clock`.
+    public init(maxBatch: Int = 256, deadline: Duration? = nil, maxStuck: Int = 2, clock: any Clock<Duration> = ContinuousClock()) {
         self.maxBatch = maxBatch
-        self.maxCommitting = max(1, maxCommitting)
         self.deadline = deadline
         self.maxStuck = max(1, maxStuck)
         self.clock = clock
@@ -44,16 +36,16 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// `commit` writes a batch in one transaction and gives one result per item, in order. The
-    /// caller that finds fewer than `maxCommitting` committing starts a task that commits for
-    /// everyone waiting, batch after batch, until nobody waits. That task runs at high priority: between a batch's
+    /// caller that finds nobody committing starts a task that commits for everyone waiting, batch
+    /// after batch, until nobody waits. That task runs at high priority: between a batch's
     /// statements it waits for a thread, and at the priority of requests it waited behind the
     /// signature checks of every request in flight, which held up every delivery of the batch.
     public func submit(_ item: Item, commit: @escaping Commit) async throws -> Output {
         let slot = Slot()
         let leads = state.withLock { state -> Bool in
             state.waiting.append((item, slot))
-            guard state.committing < maxCommitting else { return false }
-            state.committing += 1
+            guard !state.committing else { return false }
+            state.committing = true
             return true
         }
         if leads { Task(priority: .high) { await self.drain(commit) } }
@@ -79,7 +71,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
                 state.waiting.removeAll { $0.slot.isFilled }
                 let taken = Array(state.waiting.prefix(maxBatch))
                 state.waiting.removeFirst(taken.count)
-                if taken.isEmpty { state.committing -= 1 }
+                if taken.isEmpty { state.committing = false }
                 return taken
             }
             guard !batch.isEmpty else { return }

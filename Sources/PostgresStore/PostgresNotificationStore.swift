@@ -51,7 +51,7 @@ public final class PostgresNotificationStore: NotificationStore {
         self.address = address
         self.poolConfiguration = poolConfiguration
         self.writeDeadline = writeDeadline
-        recorder = GroupCommit(maxCommitting: Self.batchesCommitting, deadline: writeDeadline)
+        recorder = GroupCommit(deadline: writeDeadline)
         pool = Mutex(Pool(poolConfiguration))
     }
 
@@ -420,11 +420,6 @@ public final class PostgresNotificationStore: NotificationStore {
     }
 
     static let abandonedCallsBeforeNewPool = 2
-
-    /// Batches of one process committing at once, each on a connection of the pool (8): the server
-    /// flushes concurrent commits to disk together, so a delivery that arrives while a batch
-    /// commits need not wait for that batch's flush before its own begins.
-    static let batchesCommitting = 4
 
     /// How long one query or transaction may take before the server is said not to answer.
     public static let queryDeadline: Double = 10

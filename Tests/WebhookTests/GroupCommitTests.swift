@@ -69,34 +69,6 @@ import Testing
     /// A commit that never returns (a database call that ignores cancellation) fails its callers at
     /// the deadline; the next writes are committed by a fresh commit, and the stuck one's late
     /// results are dropped.
-    /// For a server that flushes concurrent commits together: a write that arrives while a batch
-    /// commits starts another batch at once, up to the limit; past it, writes wait and go together.
-    @Test func upToMaxCommittingBatchesCommitAtOnce() async throws {
-        let queue = GroupCommit<Int, Int>(maxCommitting: 2)
-        let commits = Batches()
-        let release = Gate()
-        let commit: GroupCommit<Int, Int>.Commit = { batch in
-            commits.append(batch)
-            await release.wait()
-            return batch.map { .success($0) }
-        }
-        let first = Task { try await queue.submit(1, commit: commit) }
-        await whenTrue { commits.all.count == 1 }
-        // The first batch is still committing: the second write does not wait for it.
-        let second = Task { try await queue.submit(2, commit: commit) }
-        await whenTrue { commits.all.count == 2 }
-        // Two are committing: these wait, and go together once one ends.
-        let waiting = (3...5).map { item in Task { try await queue.submit(item, commit: commit) } }
-        await whenTrue { queue.waitingCount == 3 }
-        #expect(commits.all.count == 2)
-        release.open()
-        #expect(try await first.value == 1)
-        #expect(try await second.value == 2)
-        for (index, task) in waiting.enumerated() { #expect(try await task.value == index + 3) }
-        #expect(commits.all.flatMap { $0 }.sorted() == [1, 2, 3, 4, 5])
-        #expect(commits.all.count <= 4, "\(commits.all)")
-    }
-
     @Test func aCommitThatNeverReturnsFailsItsCallersAtTheDeadlineAndTheNextWritesGetAFreshChance() async throws {
         // The deadline passes when the test moves the clock, and only then: a write expected to be
         // committed is never failed by a busy machine.
