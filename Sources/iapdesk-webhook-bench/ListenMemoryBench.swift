@@ -98,13 +98,17 @@ extension WebhookBench {
         return nil
     }
 
-    /// A "kB" line of /proc/PID/status, in MB.
+    /// A "kB" line of /proc/PID/status, in MB; nil unless PID is a process of the binary this bench
+    /// runs (`iapdesk`), not this bench: a child between posix_spawn's vfork and its exec still
+    /// shows this process's memory.
     static func procStatus(_ pid: Int32, _ key: String) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-            let digits = line.split(separator: " ").dropFirst().first.flatMap { Double($0) }
-            return digits.map { $0 / 1024 }
+        var fields: [Substring: Substring] = [:]
+        for line in text.split(separator: "\n") {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon]] = line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" }).first
         }
-        return nil
+        guard fields["Name"] == "iapdesk", fields["Tgid"].flatMap({ Int32($0) }) == pid else { return nil }
+        return fields[Substring(key)].flatMap { Double($0) }.map { $0 / 1024 }
     }
 }
