@@ -173,13 +173,20 @@ public struct NotificationFilter: Sendable, Equatable {
     public var afterDelivery: Int64?
     /// The newest this many.
     public var limit: Int?
+    /// False when the reader needs neither the raw bodies nor the decoded payloads (the Live pane's
+    /// table): the SQLite store then leaves them out of the read, and a store that reads them anyway
+    /// still returns them.
+    public var bodies = true
 
-    public init(since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil) {
+    public init(
+        since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil, bodies: Bool = true
+    ) {
         self.since = since
         self.type = type
         self.transactionId = transactionId
         self.afterDelivery = afterDelivery
         self.limit = limit
+        self.bodies = bodies
     }
 }
 

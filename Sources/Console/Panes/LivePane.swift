@@ -141,7 +141,7 @@ enum LivePane {
             guard let received = services.received else { return LiveAnswer.pollFailed(DisplayError(summary: "No notification store is open.")) }
             do {
                 let store = try await received.store()
-                let rows = try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep)).map(withoutBodies)
+                let rows = try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep, bodies: false)).map(withoutBodies)
                 return LiveAnswer.arrived(rows, try await store.replays(uuids: Set(rows.map(\.notificationUUID)).union(failing)))
             } catch let error as NotificationStoreError {
                 return LiveAnswer.pollFailed(problem(error, received.source))
