@@ -125,10 +125,13 @@ extension WebhookBench {
             throw PseudoTerminal.Failure(description: "\(name): the console ended during the run (its errors: \(folder)/stderr.log)")
         }
         let steady = Self.percentile(samples, 0.5)
+        // What the resident memory is: code and data of the binary and its libraries, or the heap and stacks.
+        let anonymous = Self.procStatus(pid, "RssAnon") ?? 0
+        let files = Self.procStatus(pid, "RssFile") ?? 0
         let limit = Self.consoleMemoryLimitMB
         Self.figure("\(name)_peak_rss", peak, "MB (limit \(Int(limit)) MB, ratio \(String(format: "%.2f", peak / limit)); \(what))")
         Self.figure(
             "\(name)_steady_rss", steady,
-            "MB (limit \(Int(limit)) MB, ratio \(String(format: "%.2f", steady / limit)); median of \(samples.count) readings over \(Int(steadySeconds)) s after the last step, \(String(format: "%.1f", samples.min() ?? 0)) to \(String(format: "%.1f", samples.max() ?? 0)) MB)")
+            "MB (limit \(Int(limit)) MB, ratio \(String(format: "%.2f", steady / limit)); median of \(samples.count) readings over \(Int(steadySeconds)) s after the last step, \(String(format: "%.1f", samples.min() ?? 0)) to \(String(format: "%.1f", samples.max() ?? 0)) MB; at the end \(String(format: "%.1f", anonymous)) MB anonymous (heap, stacks), \(String(format: "%.1f", files)) MB of files (the binary, its libraries))")
     }
 }
