@@ -71,12 +71,14 @@ extension WebhookBench {
         let steady = samples.filter { $0.seconds >= warm }
         let first = steady.first?.mb ?? 0
         let last = steady.last?.mb ?? 0
+        // Half-way too: growth that levels off (caches filling) shows apart from growth that goes on.
+        let middle = steady.isEmpty ? 0 : steady[steady.count / 2].mb
         Self.figure(
             "listen_peak_rss", peak,
             "MB (limit \(Int(Self.listenMemoryLimitMB)) MB, ratio \(String(format: "%.2f", peak / Self.listenMemoryLimitMB)); \(sent) deliveries from \(concurrency) senders in \(Int(seconds)) s, \(count) distinct)")
         Self.figure(
             "listen_steady_rss_growth", last - first,
-            "MB (\(String(format: "%.1f", first)) MB after \(Int(warm)) s, \(String(format: "%.1f", last)) MB at the end; flat means within a few MB)")
+            "MB (\(String(format: "%.1f", first)) MB after \(Int(warm)) s, \(String(format: "%.1f", middle)) MB half-way, \(String(format: "%.1f", last)) MB at the end; flat means within a few MB)")
     }
 
     /// The receiver's URL from its first lines ("... http://127.0.0.1:PORT/..."), read from its log

@@ -7,7 +7,7 @@ import Glibc
 /// glibc's malloc gives a thread that finds the arenas busy an arena of its own, up to eight per
 /// core, and memory freed in one arena is not reused by another: the console's tasks, NIO's event
 /// loops and SQLite's thread pool spread a customer's answers over many arenas, each keeping its
-/// free space (the demo with the 517-transaction customer held 9 MB more than with two). The
+/// free space (the demo with the 517-transaction customer ran at 76 to 86 MB, 76 with two). The
 /// threads that allocate are about one per core (Swift's cooperative pool, NIO's loops), so one
 /// arena per core keeps contention where it was. MALLOC_ARENA_MAX set by the user still decides.
 enum MallocArenas {
