@@ -153,6 +153,7 @@ let package = Package(
                 "PostgresStore",
                 "WebhookReceiver",
                 "DeskStore",
+                "TerminalUI",
                 "HTTPServing",
                 "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -184,10 +185,12 @@ let package = Package(
             name: "iapdesk-webhook-bench",
             dependencies: [
                 "AppStoreServerAPI",
+                "CNCursesW",
                 "DemoServer",
                 "PostgresStore",
                 "WebhookReceiver",
                 "DeskStore",
+                "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

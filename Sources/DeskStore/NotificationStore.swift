@@ -177,9 +177,13 @@ public struct NotificationFilter: Sendable, Equatable {
     /// last of them (the Live pane, `--follow`) misses nothing committed later by another receiver.
     /// Always so with `afterDelivery`; a read that starts a cursor asks for it.
     public var settled: Bool
+    /// False when the reader needs neither the raw bodies nor the decoded payloads (the Live pane's
+    /// table): the store then leaves them out of the read (empty body, no payload).
+    public var bodies = true
 
     public init(
-        since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil, settled: Bool = false
+        since: Date? = nil, type: String? = nil, transactionId: String? = nil, afterDelivery: Int64? = nil, limit: Int? = nil,
+        settled: Bool = false, bodies: Bool = true
     ) {
         self.since = since
         self.type = type
@@ -187,6 +191,7 @@ public struct NotificationFilter: Sendable, Equatable {
         self.afterDelivery = afterDelivery
         self.limit = limit
         self.settled = settled
+        self.bodies = bodies
     }
 
     /// Whether the rows must stop where a cursor may safely stand.

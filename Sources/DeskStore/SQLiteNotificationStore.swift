@@ -439,7 +439,7 @@ public final class SQLiteNotificationStore: NotificationStore, LedgerStore, Note
             binds.append(.integer(SQLiteInt64(after)))
         }
         let condition = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        var sql = "SELECT * FROM notifications \(condition) ORDER BY last_delivery_id DESC"
+        var sql = "SELECT \(filter.bodies ? "*" : Self.columnsWithoutBodies) FROM notifications \(condition) ORDER BY last_delivery_id DESC"
         if let limit = filter.limit { sql += " LIMIT \(max(0, limit))" }
         let rows = try await gate.run { [sql, binds] in try await self.connection.query(sql, binds) }
         return rows.map(Self.notification).reversed()

@@ -263,7 +263,7 @@ public final class PostgresNotificationStore: NotificationStore {
     // MARK: Reads
 
     public func notifications(_ filter: NotificationFilter) async throws -> [StoredNotification] {
-        var query = FilteredQuery("SELECT * FROM notifications WHERE TRUE")
+        var query = FilteredQuery("SELECT \(filter.bodies ? "*" : Self.columnsWithoutBodies) FROM notifications WHERE TRUE")
         if filter.onlySettled {
             let settled = try await run { try await self.settledIDs().deliveries }
             query.sql += " AND last_delivery_id <= \(query.bind(settled))"
@@ -332,15 +332,9 @@ public final class PostgresNotificationStore: NotificationStore {
     public func notifications(signedIn window: Range<Date>, bodies: Bool) async throws -> [StoredNotification] {
         let lower = Self.rounded(window.lowerBound)
         let upper = Self.rounded(window.upperBound)
-        // Every column `notification(_:)` reads; without bodies the raw body and decoded payload are empty.
-        let columns = bodies ? "*" : """
-            id, notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id, original_transaction_id,
-            product_id, signed_date, verdict, verdict_detail, ''::bytea AS raw_body, NULL::text AS decoded_payload, first_received, last_received,
-            remote_address, answered_status, elapsed_ms, forward_result, forward_status, delivery_count, last_delivery_id
-            """
         return try await rows(
             """
-            SELECT \(unescaped: columns) FROM notifications
+            SELECT \(unescaped: bodies ? "*" : Self.columnsWithoutBodies) FROM notifications
             WHERE (signed_date >= \(lower) AND signed_date < \(upper))
                OR (signed_date IS NULL AND first_received >= \(lower) AND first_received < \(upper))
             ORDER BY COALESCE(signed_date, first_received), id
@@ -446,6 +440,13 @@ public final class PostgresNotificationStore: NotificationStore {
             forwardStatus: try row["forward_status"].decode(Int?.self), deliveryCount: try row["delivery_count"].decode(Int.self),
             lastDeliveryId: try row["last_delivery_id"].decode(Int64.self))
     }
+
+    /// Every column `notification(_:)` reads, the raw body and decoded payload left empty.
+    static let columnsWithoutBodies = """
+        id, notification_uuid, notification_type, subtype, environment, bundle_id, app_apple_id, transaction_id, original_transaction_id,
+        product_id, signed_date, verdict, verdict_detail, ''::bytea AS raw_body, NULL::text AS decoded_payload, first_received, last_received,
+        remote_address, answered_status, elapsed_ms, forward_result, forward_status, delivery_count, last_delivery_id
+        """
 
     /// Times are kept to the millisecond, as the SQLite store keeps them; read back through the same
     /// arithmetic, so that a time comes back equal to the one written.

@@ -31,9 +31,13 @@ struct WebhookBench: AsyncParsableCommand {
         "Also measure a team's store on this PostgreSQL database (postgres://USER@HOST:PORT/DATABASE; the bench fills it).", valueName: "url"))
     var postgres: String?
     @Option(name: .long, help: "Slow clients connected while valid notifications are measured.") var slowClients: Int = 200
-    @Option(name: .long, help: ArgumentHelp("Only these groups of figures: store, receiver, teams, slow, refusal, metrics, watch, memory (comma-separated; memory runs only when named).", valueName: "groups"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Only these groups of figures: store, receiver, teams, slow, refusal, metrics, watch, memory, console (comma-separated; memory and console run only when named).",
+        valueName: "groups"))
     var only: String?
     @Option(name: .long, help: "Seconds of the memory group's run of listen under load (the budget speaks of 10 minutes).") var soakSeconds: Double = 600
+    @Option(name: .long, help: "Notifications in the store the console group's second run reads.") var consoleNotifications: Int = 10_000
+    @Option(name: .long, help: "Seconds the console group reads the console's memory after its last step (the steady figure).") var steadySeconds: Double = 20
 
     func run() async throws {
         if let writeBodies {
@@ -57,6 +61,7 @@ struct WebhookBench: AsyncParsableCommand {
         if groups.contains("metrics") { try await measureMetricsCost(base + "/metrics") }
         if groups.contains("watch") { try await measureWatchCycle(base + "/watch") }
         if groups.contains("memory") { try await measureListenMemory(base + "/memory", seconds: soakSeconds) }
+        if groups.contains("console") { try await measureConsoleMemory(base + "/console") }
     }
 
     static func figure(_ name: String, _ value: Double, _ unit: String) {

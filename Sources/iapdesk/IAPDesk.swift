@@ -30,6 +30,8 @@ struct IAPDesk: AsyncParsableCommand {
 
     /// ArgumentParser's own `main`, with a mistyped subcommand named as one (`SubcommandMistake`).
     static func main() async {
+        // Before the threads that allocate start.
+        MallocArenas.limitToOnePerCore()
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {

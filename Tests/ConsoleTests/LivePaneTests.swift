@@ -23,6 +23,7 @@ import Testing
             open: { try await SQLiteNotificationStore.open(path: path, create: false) },
             replay: { _, notification, url in
                 replays?.append("\(notification.notificationUUID) \(url.absoluteString)")
+                replays?.sentBody(notification.rawBody)
                 return ReplayOutcome(result: "HTTP 200", status: 200, milliseconds: 3)
             })
     }
@@ -63,10 +64,17 @@ import Testing
         #expect(screen.contains("3 arrivals"))
         #expect(screen.contains("EXPIRED"))
 
+        // The rows are kept without their bodies; the opened one's payload is read from the store.
+        #expect(harness.state.live.rows.allSatisfy { $0.rawBody.isEmpty && $0.decodedPayload == nil })
         harness.send(.enter)
         let detail = harness.screen(width: 120, height: 36)
         #expect(detail.contains("2 deliveries"))
         #expect(detail.contains("notificationUUID: 00000000-0000-4000-8000-000000000001"))
+        #expect(detail.contains("Payload: reading the store…"))
+        try await harness.tick { $0.live.opened?.notificationUUID == "00000000-0000-4000-8000-000000000001" }
+        let payload = harness.screen(width: 120, height: 36)
+        #expect(payload.contains("notificationType: SUBSCRIBED"))
+        #expect(!payload.contains("reading the store"))
     }
 
     @Test func aStoreThatDoesNotExistYetSaysHowToMakeOneAndIsPickedUpOnceItDoes() async throws {
@@ -146,6 +154,8 @@ import Testing
         harness.send(.character("y"))
         try await harness.settle()
         #expect(replays.entries == ["00000000-0000-4000-8000-0000000000bb \(forward.absoluteString)"])
+        // The body that arrived, read again from the store: the pane keeps none.
+        #expect(replays.bodies == [Data("{\"signedPayload\":\"x\"}".utf8)])
         #expect(harness.state.live.replays["00000000-0000-4000-8000-0000000000bb"]?.status == 200)
         #expect(harness.state.toasts.contains { $0.text.contains("Replayed 00000000-0000-4000-8000-0000000000bb") })
     }
@@ -229,6 +239,9 @@ import Testing
 /// The replays a test's console asked for.
 final class ReplayLog: Sendable {
     private let storage = Mutex<[String]>([])
+    private let sent = Mutex<[Data]>([])
     func append(_ entry: String) { storage.withLock { $0.append(entry) } }
+    func sentBody(_ body: Data) { sent.withLock { $0.append(body) } }
     var entries: [String] { storage.withLock { $0 } }
+    var bodies: [Data] { sent.withLock { $0 } }
 }

@@ -286,6 +286,31 @@ struct StoreFixture: Sendable {
         }
     }
 
+    @Test(arguments: StoreKind.allCases) func aListingWithoutBodiesHasTheSameRowsAndFields(kind: StoreKind) async throws {
+        try await kind.fixture().with { store in
+            for (index, uuid) in ["first", "second", "third"].enumerated() {
+                var delivery = signed(uuid, signed: Date(timeIntervalSince1970: 1_800_000_000 + Double(index)))
+                delivery.decodedPayload = Data(#"{"notificationUUID":"\#(uuid)"}"#.utf8)
+                _ = try await store.record(delivery)
+            }
+            let full = try await store.notifications(NotificationFilter(limit: 2))
+            let light = try await store.notifications(NotificationFilter(limit: 2, bodies: false))
+            #expect(full.map(\.notificationUUID) == ["second", "third"])
+            #expect(full.allSatisfy { !$0.rawBody.isEmpty && $0.decodedPayload != nil })
+            func stripped(_ rows: [StoredNotification]) -> [StoredNotification] {
+                rows.map { row in
+                    var row = row
+                    row.rawBody = Data()
+                    row.decodedPayload = nil
+                    return row
+                }
+            }
+            #expect(stripped(light) == stripped(full))
+            // Both stores leave the bodies out of the read (the Live pane's 2,000 rows).
+            #expect(light.allSatisfy { $0.rawBody.isEmpty && $0.decodedPayload == nil })
+        }
+    }
+
     @Test(arguments: StoreKind.allCases) func replaysAreRecordedPerNotification(kind: StoreKind) async throws {
         try await kind.fixture().with { store in
             let sent = Date(timeIntervalSince1970: 1_800_000_000.123)

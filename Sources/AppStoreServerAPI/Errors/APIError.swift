@@ -108,7 +108,7 @@ public struct ServerFailure: Sendable, Equatable {
         }
         var text = "\(code.name) (\(code.rawValue)): \(code.explanation)"
         if case .unknown = code, let message { text = "Error \(code.rawValue): \(message)" }
-        if let retryAfter { text += " Next request allowed at \(ISO8601DateFormatter().string(from: retryAfter))." }
+        if let retryAfter { text += " Next request allowed at \(InternetTime.string(from: retryAfter))." }
         if let note { text += " \(note)" }
         return text
     }

@@ -190,6 +190,6 @@ final class ChainValidator: Sendable {
     }
 
     static func format(_ date: Date) -> String {
-        ISO8601DateFormatter().string(from: date)
+        InternetTime.string(from: date)
     }
 }

@@ -13,7 +13,12 @@ extension Pane {
 public struct LiveModel: PaneModel {
     /// Where the rows come from; nil when the console reads no store.
     public var source: LiveSource?
+    /// Without their raw bodies and decoded payloads: 2,000 of those are tens of megabytes, and only
+    /// the opened row's payload is shown (`opened`) and a replay's body sent (read again for it).
     public var rows: [StoredNotification] = []
+    /// The payload of the row whose detail is open, read from the store when it opened.
+    public var opened: OpenedPayload?
+    var payloadRead: Int?
     /// The latest delivery seen: the next poll asks for what came after it.
     public var cursor: Int64?
     public var loaded = false
@@ -28,6 +33,12 @@ public struct LiveModel: PaneModel {
     /// Re-posts by `replay`, `recover` or `watch` of the rows, read with them: their verdicts count them.
     public var reposts: [String: [StoredReplay]] = [:]
     public init() {}
+}
+
+/// A row's decoded payload as the store keeps it (nil when it has none).
+public struct OpenedPayload: Sendable, Equatable {
+    public var notificationUUID: String
+    public var payload: Data?
 }
 
 public struct PendingReplay: Sendable, Equatable {
@@ -47,6 +58,8 @@ extension ConsoleState {
 enum LiveAnswer: PaneAnswer {
     /// Rows that arrived after the pane's cursor, and their re-posts.
     case arrived([StoredNotification], [StoredReplay])
+    /// The opened row's payload; nil when the store could not be read.
+    case opened(OpenedPayload?)
     /// The store could not be read.
     case pollFailed(DisplayError)
     case replayed(LivePane.Replayed)
@@ -70,7 +83,12 @@ enum LivePane {
         rowCount: { rows($0).count },
         selectedID: { PaneRows.selected(rows($0), $0, .live)?.notificationUUID },
         rowIDs: { rows($0).map { $0.notificationUUID } },
-        detail: { state in PaneRows.selected(rows(state), state, .live).map { tree($0, replay: state.live.replays[$0.notificationUUID]) } },
+        detail: { state in
+            PaneRows.selected(rows(state), state, .live).map { row in
+                tree(row, replay: state.live.replays[row.notificationUUID],
+                     payload: state.live.opened.flatMap { $0.notificationUUID == row.notificationUUID ? .read($0.payload) : nil } ?? .reading)
+            }
+        },
         table: { state, inner in PaneLayout.belowHeading(inner) },
         render: LiveView.render,
         refresh: replay, refreshTitle: "Replay",
@@ -109,7 +127,7 @@ enum LivePane {
 
     static func tick(_ state: inout ConsoleState) -> [ConsoleEffect] {
         guard state.live.source != nil else { return [] }
-        var effects = ReceivedHere.tick(&state)
+        var effects = ReceivedHere.tick(&state) + readOpenedPayload(&state)
         let wait = state.live.problem == nil ? pollEvery : retryEvery
         guard state.live.poll == nil, state.tick - state.live.lastPollTick >= wait else { return effects }
         let request = ConsoleReducer.startInBackground(&state, owner: .live)
@@ -123,7 +141,8 @@ enum LivePane {
             guard let received = services.received else { return LiveAnswer.pollFailed(DisplayError(summary: "No notification store is open.")) }
             do {
                 let store = try await received.store()
-                let rows = try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep, settled: true))
+                let rows = try await store.notifications(NotificationFilter(afterDelivery: cursor, limit: keep, settled: true, bodies: false))
+                    .map(withoutBodies)
                 return LiveAnswer.arrived(rows, try await store.replays(uuids: Set(rows.map(\.notificationUUID)).union(failing)))
             } catch let error as NotificationStoreError {
                 return LiveAnswer.pollFailed(problem(error, received.source))
@@ -132,6 +151,28 @@ enum LivePane {
             }
         }))
         return effects
+    }
+
+    static func withoutBodies(_ row: StoredNotification) -> StoredNotification {
+        var row = row
+        row.rawBody = Data()
+        row.decodedPayload = nil
+        return row
+    }
+
+    /// Reads the payload of the row whose detail is open, once per row opened.
+    static func readOpenedPayload(_ state: inout ConsoleState) -> [ConsoleEffect] {
+        guard state.pane == .live, state.list(.live).detailOpen, state.live.payloadRead == nil,
+              let uuid = PaneRows.selected(rows(state), state, .live)?.notificationUUID, state.live.opened?.notificationUUID != uuid
+        else { return [] }
+        let request = ConsoleReducer.startInBackground(&state, owner: .live)
+        state.live.payloadRead = request
+        return [.task(PaneTask(request: request, name: "read the payload of \(uuid)") { services, _ in
+            guard let store = try? await services.received?.store(), let found = try? await store.notifications(uuids: [uuid]) else {
+                return LiveAnswer.opened(nil)
+            }
+            return LiveAnswer.opened(OpenedPayload(notificationUUID: uuid, payload: found.first?.decodedPayload))
+        })]
     }
 
     static func problem(_ error: NotificationStoreError, _ source: LiveSource) -> DisplayError {
@@ -152,6 +193,11 @@ enum LivePane {
             state.live.poll = nil
             for (uuid, replays) in Dictionary(grouping: reposts, by: { $0.attempt.notificationUUID.lowercased() }) { state.live.reposts[uuid] = replays }
             merge(&state, rows)
+        case .opened(let opened):
+            guard request == state.live.payloadRead else { return [] }
+            state.live.payloadRead = nil
+            // A store that cannot be read now is asked again at the next tick.
+            if let opened { state.live.opened = opened }
         case .pollFailed(let error):
             guard request == state.live.poll else { return [] }
             state.live.poll = nil
@@ -245,13 +291,24 @@ enum LivePane {
             guard let received = services.received else {
                 return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "no store is open", status: nil, milliseconds: 0)))
             }
-            return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(row, to: url)))
+            // The rows are kept without bodies: the one sent is read again, as it arrived.
+            let stored = try? await received.store().notifications(uuids: [row.notificationUUID]).first
+            guard let stored else {
+                return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: ReplayOutcome(result: "not in the store", status: nil, milliseconds: 0)))
+            }
+            return LiveAnswer.replayed(Replayed(notificationUUID: row.notificationUUID, url: url, outcome: await received.replay(stored, to: url)))
         })]
     }
 
     // MARK: Detail
 
-    static func tree(_ row: StoredNotification, replay: ReplayOutcome?) -> TreeNode {
+    /// The opened row's payload: being read, or read (nil when the row has none).
+    enum PayloadRead {
+        case reading
+        case read(Data?)
+    }
+
+    static func tree(_ row: StoredNotification, replay: ReplayOutcome?, payload: PayloadRead) -> TreeNode {
         var children: [TreeNode] = [
             TreeNode(label: "notificationUUID", value: row.notificationUUID, path: "uuid"),
             TreeNode(label: "Verification", value: row.verdict, children: row.verdictDetail.map { [TreeNode(label: "Checks", value: $0, path: "verdict/detail")] } ?? [], path: "verdict"),
@@ -267,8 +324,13 @@ enum LivePane {
         for (label, value) in [("Environment", row.environment), ("Transaction", row.transactionId), ("Original transaction", row.originalTransactionId), ("Product", row.productId)] {
             if let value { children.append(TreeNode(label: label, value: value, path: label.lowercased())) }
         }
-        if let payload = row.decodedPayload, let json = try? JSONValue.parse(payload) {
-            children.append(TreeNode(label: "Payload", children: DetailContent.jsonChildren(json, path: "payload"), path: "payload"))
+        switch payload {
+        case .reading:
+            children.append(TreeNode(label: "Payload", value: "reading the store…", path: "payload"))
+        case .read(let data):
+            if let data, let json = try? JSONValue.parse(data) {
+                children.append(TreeNode(label: "Payload", children: DetailContent.jsonChildren(json, path: "payload"), path: "payload"))
+            }
         }
         let title = [row.notificationType, row.subtype].compactMap { $0 }.joined(separator: " / ")
         return TreeNode(label: title.isEmpty ? "Notification" : title, children: children, path: "")

@@ -111,9 +111,7 @@ public struct DemoStateFolder: Sendable {
         }
 
         static func format(_ date: Date) -> String {
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            return formatter.string(from: date)
+            InternetTime.string(from: date)
         }
     }
 

@@ -192,7 +192,7 @@ public final class AuditLedger: Sendable {
         // Milliseconds: two agents' writes a moment apart must compare in the right order.
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
-            try container.encode(Self.timeFormatter(fractional: true).string(from: date))
+            try container.encode(InternetTime.string(from: date, fractional: true))
         }
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(entry)
@@ -212,19 +212,12 @@ public final class AuditLedger: Sendable {
         // Lines of earlier versions have whole seconds.
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = Self.timeFormatter(fractional: true).date(from: text) ?? Self.timeFormatter(fractional: false).date(from: text) else {
+            guard let date = InternetTime.date(from: text) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 time: \(text)"))
             }
             return date
         }
         return decoder
-    }
-
-    /// A formatter per use: ISO8601DateFormatter is not safe to share between threads.
-    static func timeFormatter(fractional: Bool) -> ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = fractional ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        return formatter
     }
 
     /// One write(2) on an O_APPEND descriptor under an exclusive lock, so the console and a

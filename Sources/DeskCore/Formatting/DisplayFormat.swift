@@ -36,9 +36,7 @@ public enum DisplayFormat {
 
     /// ISO 8601 with milliseconds, for machine output.
     public static func iso(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        InternetTime.string(from: date, fractional: true)
     }
 
     /// Milliunits of a currency as `9.99 USD`.

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import DeskStore
 import Foundation
 
@@ -50,9 +51,7 @@ public struct IncidentEvent: Encodable, Sendable, Equatable {
     }
 
     static func stamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: date)
+        InternetTime.string(from: date, fractional: true)
     }
 
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import DeskStore
 import Foundation
 
@@ -162,8 +163,6 @@ public enum WatchFindings {
     }
 
     static func stamp(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: date)
+        InternetTime.string(from: date)
     }
 }

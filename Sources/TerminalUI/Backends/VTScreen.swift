@@ -1,13 +1,14 @@
 import Foundation
 
 /// A small model of an xterm screen: the bytes a backend writes are applied to a grid of
-/// characters, so a test can see what a real terminal would show after them. It knows what
-/// ncurses sends for xterm-256color (cursor moves, erases, scroll regions, scrolling, line and
-/// character insert and delete, repeats, wrapping); attributes and colours are skipped.
-struct VTScreen {
-    let width: Int
-    let height: Int
-    private(set) var rows: [[Character]]
+/// characters, so a test or a benchmark driving the console on a pseudo-terminal can see what a
+/// real terminal would show after them. It knows what ncurses sends for xterm-256color (cursor
+/// moves, erases, scroll regions, scrolling, line and character insert and delete, repeats,
+/// wrapping); attributes and colours are skipped.
+public struct VTScreen: Sendable {
+    public let width: Int
+    public let height: Int
+    public private(set) var rows: [[Character]]
     private var x = 0
     private var y = 0
     /// After writing in the last column: the next character wraps first (xterm's deferred wrap).
@@ -19,20 +20,22 @@ struct VTScreen {
     /// IRM (ESC[4h): characters written push the rest of the row right.
     private var insertMode = false
     /// Sequences this model does not know, so a test can fail on them instead of guessing.
-    private(set) var unknown: [String] = []
+    public private(set) var unknown: [String] = []
 
-    init(width: Int, height: Int) {
+    public init(width: Int, height: Int) {
         self.width = width
         self.height = height
         rows = Array(repeating: Array(repeating: " ", count: width), count: height)
         bottom = height - 1
     }
 
-    var text: String {
+    public var text: String {
         rows.map { String($0).replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) }.joined(separator: "\n")
     }
 
-    mutating func apply(_ bytes: [UInt8]) {
+    /// Applies whole sequences: a write cut inside an escape sequence or a character is applied
+    /// once the rest has come (`PseudoTerminal` holds the cut part back).
+    public mutating func apply(_ bytes: [UInt8]) {
         let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
         var index = 0
         while index < scalars.count {
