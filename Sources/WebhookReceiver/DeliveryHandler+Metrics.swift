@@ -18,11 +18,14 @@ extension DeliveryHandler {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: exposition.text())))
     }
 
-    func health() -> Response { HealthCheck.answer(guarded, lastStored: lastStored.secondsAgo) }
+    func health() async -> Response {
+        await guarded.confirmWritable()
+        return HealthCheck.answer(guarded, lastStored: lastStored.secondsAgo)
+    }
 
     /// What the metrics address answers: the metrics and /healthz, nothing else.
-    func respondPrivately(to request: Request) -> Response {
-        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return health() }
+    func respondPrivately(to request: Request) async -> Response {
+        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return await health() }
         if request.uri.path == configuration.metricsPath ?? "/metrics", request.method == .get { return exposition() }
         return Self.error(.notFound, "Nothing here: this address serves \(configuration.metricsPath ?? "/metrics") and \(HealthCheck.path).")
     }

@@ -34,7 +34,7 @@ struct DeliveryHandler: Sendable {
     ) {
         self.configuration = configuration
         self.verifier = verifier
-        guarded = GuardedStore(store, deadline: configuration.storeDeadline, report: configuration.onStoreHealth)
+        guarded = GuardedStore(store, deadline: configuration.storeDeadline, healthQuiet: configuration.storeHealthQuiet, report: configuration.onStoreHealth)
         self.store = guarded
         self.onArrival = onArrival
         self.slots = Slots(max(1, configuration.maxConcurrentRequests))
@@ -55,7 +55,7 @@ struct DeliveryHandler: Sendable {
     }
 
     func respond(to request: Request, peer: ReceiverContext.Peer) async -> Response {
-        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return health() }
+        if request.uri.path == HealthCheck.path, request.method == .get || request.method == .head { return await health() }
         // With a metrics address, the metrics are served there only.
         if configuration.metricsAddress == nil, let metricsPath = configuration.metricsPath, request.uri.path == metricsPath,
             request.method == .get

@@ -23,6 +23,10 @@ final class GuardedStore: NotificationStore {
     let checkInterval: Duration
     private let report: @Sendable (StoreHealthEvent) -> Void
     private let health = Mutex(Health.up)
+    /// When a write or a check last said the store can be written.
+    private let confirmed = Mutex(ContinuousClock.now)
+    /// Past this without a write, /healthz asks the store itself.
+    let healthQuiet: Duration
     /// Every write's deadline, watched by one task rather than a timer task per write, at the
     /// requests' priority as the timers it replaces were: the store's own deadline, a quarter of a
     /// second earlier, says more (which server did not answer) and must come first.
@@ -45,10 +49,14 @@ final class GuardedStore: NotificationStore {
 
     static let margin: Duration = .milliseconds(250)
 
-    init(_ inner: any NotificationStore, deadline: Duration, checkInterval: Duration = .seconds(1), report: @escaping @Sendable (StoreHealthEvent) -> Void) {
+    init(
+        _ inner: any NotificationStore, deadline: Duration, checkInterval: Duration = .seconds(1), healthQuiet: Duration = .seconds(5),
+        report: @escaping @Sendable (StoreHealthEvent) -> Void
+    ) {
         self.inner = inner
         self.deadline = deadline
         self.checkInterval = checkInterval
+        self.healthQuiet = healthQuiet
         self.report = report
     }
 
@@ -96,6 +104,7 @@ final class GuardedStore: NotificationStore {
     }
 
     private func succeeded() {
+        confirmed.withLock { $0 = .now }
         let ended = health.withLock { health -> StoreHealthEvent? in
             switch health {
             case .up: return nil
@@ -129,9 +138,33 @@ final class GuardedStore: NotificationStore {
         Task { [weak self] in await self?.decide() }
     }
 
+    /// For /healthz: when no write has said so for `healthQuiet`, asks the store itself, so that a
+    /// receiver with nothing arriving whose store went away answers 503 and a load balancer sends
+    /// elsewhere. Asked at most once at a time; a failed check is an outage as a failed write's is.
+    func confirmWritable() async {
+        let due = health.withLock { health -> Bool in
+            guard case .up = health, ContinuousClock.now - confirmed.withLock({ $0 }) >= healthQuiet else { return false }
+            health = .checking(cause: "")
+            return true
+        }
+        guard due else { return }
+        do {
+            try await withinDeadline(deadline + Self.margin) { [inner] in try await inner.checkWritable() }
+            confirmed.withLock { $0 = .now }
+            health.withLock { health in if case .checking = health { health = .up } }
+        } catch {
+            health.withLock { health in if case .checking = health { health = .checking(cause: "\(error)") } }
+            settle(writable: false)
+        }
+    }
+
     /// After a failed write: down if the store's check fails too, else the write failed on its own.
     private func decide() async {
-        let writable = await checked()
+        settle(writable: await checked())
+    }
+
+    private func settle(writable: Bool) {
+        if writable { confirmed.withLock { $0 = .now } }
         let cause = health.withLock { health -> String? in
             guard case .checking(let cause) = health else { return nil }
             health = writable ? .up : .down(Outage(cause: cause))

@@ -5,7 +5,8 @@ import NIOCore
 import Synchronization
 
 /// `GET /healthz`: 200 while notifications can be stored, 503 while the store is down, for a load
-/// balancer or a monitor, with the seconds since a notification was last stored. The cause of an
+/// balancer or a monitor, with the seconds since a notification was last stored. With nothing
+/// written for a few seconds, the store is asked before the answer (`GuardedStore.confirmWritable`). The cause of an
 /// outage is logged, not shown here: the receiver faces the internet.
 enum HealthCheck {
     static let path = "/healthz"

@@ -56,6 +56,8 @@ public final class NotificationReceiver: Sendable {
         public var drainTimeout: Duration = .seconds(10)
         /// How long a write to the store may take: past it the request is answered 503 at once.
         public var storeDeadline: Duration = WriteDeadline.standard
+        /// With nothing written for this long, /healthz asks the store whether it can be written.
+        public var storeHealthQuiet: Duration = .seconds(5)
         /// Told when the store's writes begin to fail (with why) and when one succeeds again.
         public var onStoreHealth: @Sendable (StoreHealthEvent) -> Void = { _ in }
         /// Where each stored notification is sent on to, and whether its answer is the sender's.
@@ -127,7 +129,7 @@ public final class NotificationReceiver: Sendable {
         if let address = configuration.metricsAddress {
             applications.append { onServerRunning in
                 Application(
-                    responder: CallbackResponder<BasicRequestContext> { request, _ in handler.respondPrivately(to: request) },
+                    responder: CallbackResponder<BasicRequestContext> { request, _ in await handler.respondPrivately(to: request) },
                     configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil),
                     onServerRunning: onServerRunning,
                     logger: logger)

@@ -219,6 +219,29 @@ import Testing
         await bench.stop()
     }
 
+    /// A receiver with nothing arriving learns of an outage from /healthz itself: the store is asked
+    /// when no write has said so lately, so a load balancer stops sending to it.
+    @Test func healthzAsksTheStoreWhenNothingArrives() async throws {
+        let breakable = BreakableStore()
+        let health = Locked<[StoreHealthEvent]>([])
+        let bench = try await ReceiverBench.start(store: { path in
+            breakable.inner = try await SQLiteNotificationStore.open(path: path)
+            return breakable
+        }, configure: { configuration in
+            configuration.storeHealthQuiet = .zero
+            configuration.onStoreHealth = { event in health.withLock { $0.append(event) } }
+        })
+        #expect(try await healthz(bench) == 200)
+        breakable.broken = true
+        #expect(try await healthz(bench) == 503)
+        #expect(health.withLock { $0 } == [.down(cause: "the disk is gone")])
+        #expect(breakable.writes == 0)
+        breakable.broken = false
+        #expect(try await until { try await healthz(bench) == 200 })
+        #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 200)
+        await bench.stop()
+    }
+
     func healthz(_ bench: ReceiverBench) async throws -> Int {
         try await bench.post(Data(), path: "/healthz", method: "GET").status
     }
