@@ -379,6 +379,9 @@ final class Locked<Value: Sendable>: Sendable {
         follow.signal(SIGINT)
         #expect(try await follow.exitStatus() == 0)
         #expect(follow.stdout.components(separatedBy: "\"u-3\"").count == 2)
+        // Said once on standard error, so an empty store does not look like a hang; Ctrl-C says nothing of the store.
+        #expect(follow.stderr.contains("following notifications as they are stored; Ctrl-C stops."), "\(follow.stderr)")
+        #expect(!follow.stderr.contains("cannot be read"), "\(follow.stderr)")
         try await store.close()
     }
 }

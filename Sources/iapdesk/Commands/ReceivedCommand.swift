@@ -132,6 +132,8 @@ struct ReceivedCommand: AsyncParsableCommand {
 
     /// Calls `step` every half second with the cursor it last returned, until Ctrl-C or SIGTERM.
     private func poll(from start: Int64, _ step: @escaping @Sendable (Int64) async throws -> Int64) async throws {
+        // On standard error, so that piped lines stay rows only: an empty store must not look like a hang.
+        Self.note("following \(quarantined ? "refused bodies" : "notifications") as they are stored; Ctrl-C stops.")
         let stopped = Task { await ShutdownSignal.wait() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await stopped.value }
@@ -149,6 +151,8 @@ struct ReceivedCommand: AsyncParsableCommand {
                     } catch is CancellationError {
                         return
                     } catch {
+                        // Stopped (Ctrl-C) while a read waited: the read's failure says nothing about the store.
+                        if Task.isCancelled { return }
                         if !down { Self.note("the store cannot be read (\(error)); retrying every 2 s, Ctrl-C stops.") }
                         down = true
                     }
