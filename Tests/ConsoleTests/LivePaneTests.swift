@@ -77,6 +77,27 @@ import Testing
         #expect(!payload.contains("reading the store"))
     }
 
+    /// A store that stops answering while rows are on screen (a team's server restarted): the
+    /// heading says so in place of the count, the rows stay as last read, and the next read clears it.
+    @Test func aStoreThatStopsAnsweringIsSaidAboveTheRowsItLeaves() async throws {
+        let path = Self.temporaryStorePath()
+        let writer = try await SQLiteNotificationStore.open(path: path)
+        _ = try await writer.record(Self.delivery("00000000-0000-4000-8000-000000000001", type: "SUBSCRIBED"))
+        let harness = try await ConsoleHarness.start(received: Self.reader(path))
+        defer { Task { await harness.stop(); try? await writer.close() } }
+        harness.receive(.screenSize(width: 80, height: 24))
+        harness.send(.escape)
+        harness.send(.character(Character(String(Panes.index(of: .live) + 1))))
+        try await harness.tick { $0.live.rows.count == 1 }
+        harness.state.live.problem = DisplayError(summary: "The notification store cannot be read: the server did not answer within 10 seconds.")
+        let down = harness.screen(width: 80, height: 24)
+        #expect(down.contains("✗ The notification store cannot be read"), "\(down)")
+        #expect(down.contains("SUBSCRIBED"), "the rows stay as last read:\n\(down)")
+        // The next read that works clears it.
+        try await harness.tick { $0.live.problem == nil }
+        #expect(harness.screen(width: 80, height: 24).contains("1 arrival"))
+    }
+
     @Test func aStoreThatDoesNotExistYetSaysHowToMakeOneAndIsPickedUpOnceItDoes() async throws {
         let path = Self.temporaryStorePath()
         let harness = try await ConsoleHarness.start(received: Self.reader(path))

@@ -13,7 +13,13 @@ enum LiveView {
             Paragraph("This console reads no notification store.", style: theme[.muted]).render(in: area, buffer: &buffer)
             return
         }
-        buffer.write(truncating: heading(source, live, state), x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        if let problem = live.problem, !live.rows.isEmpty {
+            // The rows stay as last read; the heading says they may be stale and why, in place of the count.
+            buffer.write(truncating: "✗ \(problem.summary) Rows as last read; reading again every few seconds.",
+                         x: area.x, y: area.y, width: area.width, style: theme[.error])
+        } else {
+            buffer.write(truncating: heading(source, live, state), x: area.x, y: area.y, width: area.width, style: theme[.muted])
+        }
         let body = PaneLayout.belowHeading(area)
         if let pending = live.pendingReplay, let url = source.forwardURL {
             buffer.write(truncating: "Replay \(pending.notificationUUID) to \(RedactedURL.text(url))? y to send it (signedDate stays the original), any other key to keep it.",
