@@ -84,15 +84,22 @@ public final class PostgresNotificationStore: NotificationStore {
     /// Whether this role may store what a receiver stores (a reader role may not): asked at start,
     /// so a receiver never answers 503 to everything Apple sends.
     public func receiverMayWrite() async throws -> Bool {
-        try await run {
-            let rows = try await self.client.query(
-                """
-                SELECT has_table_privilege('notifications', 'INSERT') AND has_table_privilege('notifications', 'UPDATE')
-                   AND has_table_privilege('deliveries', 'INSERT') AND has_table_privilege('quarantine', 'INSERT')
-                   AND has_table_privilege('quarantine', 'UPDATE') AND has_table_privilege('quarantine', 'DELETE')
-                """, logger: Self.logger)
-            for try await allowed in rows.decode(Bool.self) { return allowed }
-            return false
+        try await receiverLacks().isEmpty
+    }
+
+    /// The privileges a receiver needs that this role lacks, as GRANT names them ("DELETE ON quarantine").
+    public func receiverLacks() async throws -> [String] {
+        let needed = [
+            ("notifications", "INSERT"), ("notifications", "UPDATE"), ("deliveries", "INSERT"), ("deliveries", "UPDATE"),
+            ("quarantine", "INSERT"), ("quarantine", "UPDATE"), ("quarantine", "DELETE"),
+        ]
+        return try await run {
+            var lacking: [String] = []
+            for (table, privilege) in needed {
+                let rows = try await self.client.query("SELECT has_table_privilege(\(table), \(privilege))", logger: Self.logger)
+                for try await allowed in rows.decode(Bool.self) where !allowed { lacking.append("\(privilege) ON \(table)") }
+            }
+            return lacking
         }
     }
 

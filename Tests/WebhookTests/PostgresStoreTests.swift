@@ -91,6 +91,7 @@ import Testing
         reader.username = role
         let store = try await PostgresNotificationStore.open(reader)
         #expect(try await store.receiverMayWrite() == false)
+        #expect(try await store.receiverLacks().contains("DELETE ON quarantine"))
         #expect(try await store.notifications(NotificationFilter()).map(\.notificationUUID) == ["visible"])
         // A reader role follows too: the arrivals lock needs no privilege.
         #expect(try await store.notifications(NotificationFilter(afterDelivery: 0)).map(\.notificationUUID) == ["visible"])

@@ -20,11 +20,13 @@ enum StoreAccess {
             case .file(let path): return try await SQLiteNotificationStore.open(path: path, writeDeadline: writeDeadline)
             case .postgres(let address):
                 let store = try await PostgresNotificationStore.open(address, writeDeadline: writeDeadline)
-                guard try await store.receiverMayWrite() else {
+                let lacking = try await store.receiverLacks()
+                guard lacking.isEmpty else {
                     try? await store.close()
                     throw CLIError(
-                        "The store's role \(address.username) may not write notifications to \(address.redacted): a receiver would answer 503 to everything.",
-                        hint: "Give the receiver a role that may write (docs/team.md, Setting up the database).", status: .configuration)
+                        "The store's role \(address.username) lacks \(lacking.joined(separator: ", ")) at \(address.redacted): a receiver would answer 503 to what it cannot store.",
+                        hint: "As the tables' owner: \(lacking.map { "GRANT \($0) TO \(address.username);" }.joined(separator: " ")) (docs/team.md, Setting up the database).",
+                        status: .configuration)
                 }
                 return store
             }
