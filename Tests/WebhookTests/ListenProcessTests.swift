@@ -34,14 +34,14 @@ final class Locked<Value: Sendable>: Sendable {
         /// Pipes read to their end (the process's output is all here once both are).
         private let ended = Locked(0)
 
-        init(_ arguments: [String], folder: TemporaryFolder) throws {
+        init(_ arguments: [String], folder: TemporaryFolder, environment: [String: String] = [:]) throws {
             let process = Process()
             process.executableURL = ListenProcessTests.binary
             process.arguments = arguments
             process.environment = [
                 "HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PATH": "/usr/bin:/bin",
                 "COLUMNS": "200",
-            ]
+            ].merging(environment) { _, given in given }
             let outPipe = Pipe()
             let errPipe = Pipe()
             process.standardOutput = outPipe
@@ -384,4 +384,19 @@ final class Locked<Value: Sendable>: Sendable {
         #expect(!follow.stderr.contains("cannot be read"), "\(follow.stderr)")
         try await store.close()
     }
+
+    /// The demo never writes into the store IAPDESK_STORE names (it may be a team's), and says so.
+    @Test func listenDemoKeepsItsOwnStoreAndSaysIAPDESK_STOREIsNotUsed() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let other = folder.url.appendingPathComponent("team.sqlite").path
+        let listen = try Running(["listen", "--demo", "--address", "127.0.0.1:0"], folder: folder, environment: ["IAPDESK_STORE": other])
+        #expect(try await listen.waitFor { $0.contains("Listening on") ? true : nil } == true, "\(listen.stderr)")
+        listen.signal(SIGINT)
+        #expect(try await listen.exitStatus() == 0)
+        #expect(listen.stderr.contains("note: --demo keeps its own store; IAPDESK_STORE is not used with it"), "\(listen.stderr)")
+        #expect(!listen.stdout.contains(other))
+        #expect(!FileManager.default.fileExists(atPath: other))
+    }
+
 }

@@ -159,6 +159,7 @@ struct ListenCommand: AsyncParsableCommand {
             do {
                 // The demo's receiver writes the demo's store, which every --demo command reads.
                 if let demo = session?.demo, storeOptions.store == nil {
+                    StoreAccess.noteDemoKeepsItsStore()
                     location = try await DemoStore.prepare(demo, verifier: verifier)
                 } else {
                     location = try storeOptions.location(profileStore: session?.demo == nil ? try ReceivingProfile.resolve(global).store : nil)

@@ -42,6 +42,7 @@ struct ReceivedCommand: AsyncParsableCommand {
                         "The demo has no notification store yet (\(DemoStore.path)).",
                         hint: "iapdesk demo, iapdesk listen --demo or any --demo reconcile makes it.", status: .notFound)
                 }
+                StoreAccess.noteDemoKeepsItsStore()
                 location = .file(path: DemoStore.path)
             } else {
                 location = try storeOptions.location(profileStore: StoreOptions.configuredStore(profile: profile))

@@ -69,7 +69,15 @@ enum StoreAccess {
             let profileStore = session.demo == nil ? session.profile.store : nil
             return ResolvedStore(location: try options.location(profileStore: profileStore))
         }
+        noteDemoKeepsItsStore()
         return ResolvedStore(location: try await DemoStore.prepare(demo, verifier: session.verifier))
+    }
+
+    /// Said when --demo takes its own store while IAPDESK_STORE names another, so that nobody takes
+    /// the demo's store for the one the variable names.
+    static func noteDemoKeepsItsStore() {
+        guard StoreOptions.namedByEnvironment != nil else { return }
+        StandardStreams.error("note: --demo keeps its own store; IAPDESK_STORE is not used with it (--store chooses another).\n")
     }
 
     /// Runs `body` with the store open, closing it however `body` ends.
