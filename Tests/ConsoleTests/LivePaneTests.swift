@@ -75,6 +75,9 @@ import Testing
         let payload = harness.screen(width: 120, height: 36)
         #expect(payload.contains("notificationType: SUBSCRIBED"))
         #expect(!payload.contains("reading the store"))
+        // `/` finds rows by the words of the VERDICT column as shown.
+        harness.state.filters[.live] = "duplicate"
+        #expect(LivePane.rows(harness.state).map(\.notificationUUID) == ["00000000-0000-4000-8000-000000000001"])
     }
 
     /// A store that stops answering while rows are on screen (a team's server restarted): the

@@ -118,8 +118,10 @@ enum LivePane {
 
     static func rows(_ state: ConsoleState) -> [StoredNotification] {
         PaneRows.filtered(state.live.rows, state.filters[.live]) { row in
-            [row.notificationType ?? "", row.subtype ?? "", row.verdict, row.notificationUUID, row.transactionId ?? "",
-             row.originalTransactionId ?? "", row.productId ?? ""].joined(separator: " ")
+            // The VERDICT column's words too ("duplicate", "fwd failed"), as the row shows them.
+            let shown = row.verdict == "verified" ? verdict(row, state) : nil
+            return [row.notificationType ?? "", row.subtype ?? "", row.verdict, shown?.shortTitle ?? "", shown?.tinyTitle ?? "",
+                    row.notificationUUID, row.transactionId ?? "", row.originalTransactionId ?? "", row.productId ?? ""].joined(separator: " ")
         }
     }
 
