@@ -35,12 +35,13 @@ final class GuardedStore: NotificationStore {
     enum Health {
         case up
         /// A write failed: the check says whether the store is down; writes go on meanwhile.
-        case checking(cause: String)
+        /// Since the write (or health check) that failed: an outage is counted from then.
+        case checking(cause: String, since: ContinuousClock.Instant)
         case down(Outage)
     }
 
     struct Outage {
-        let since = ContinuousClock.now
+        let since: ContinuousClock.Instant
         var cause: String
         var refused = 0
         /// A check said the store can be written: writes go through to find out.
@@ -123,7 +124,7 @@ final class GuardedStore: NotificationStore {
         let check = health.withLock { health -> Bool in
             switch health {
             case .up:
-                health = .checking(cause: "\(error)")
+                health = .checking(cause: "\(error)", since: .now)
                 return true
             case .checking:
                 return false
@@ -144,7 +145,7 @@ final class GuardedStore: NotificationStore {
     func confirmWritable() async {
         let due = health.withLock { health -> Bool in
             guard case .up = health, ContinuousClock.now - confirmed.withLock({ $0 }) >= healthQuiet else { return false }
-            health = .checking(cause: "")
+            health = .checking(cause: "", since: .now)
             return true
         }
         guard due else { return }
@@ -153,7 +154,7 @@ final class GuardedStore: NotificationStore {
             confirmed.withLock { $0 = .now }
             health.withLock { health in if case .checking = health { health = .up } }
         } catch {
-            health.withLock { health in if case .checking = health { health = .checking(cause: "\(error)") } }
+            health.withLock { health in if case .checking(_, let since) = health { health = .checking(cause: "\(error)", since: since) } }
             settle(writable: false)
         }
     }
@@ -166,8 +167,8 @@ final class GuardedStore: NotificationStore {
     private func settle(writable: Bool) {
         if writable { confirmed.withLock { $0 = .now } }
         let cause = health.withLock { health -> String? in
-            guard case .checking(let cause) = health else { return nil }
-            health = writable ? .up : .down(Outage(cause: cause))
+            guard case .checking(let cause, let since) = health else { return nil }
+            health = writable ? .up : .down(Outage(since: since, cause: cause))
             return writable ? nil : cause
         }
         guard let cause else { return }
