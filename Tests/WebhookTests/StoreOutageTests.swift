@@ -167,14 +167,7 @@ import Testing
     /// The outage's two lines and /healthz, with a store made to fail: only the first write of the
     /// outage reaches the store, the others are answered 503 without trying.
     @Test func theOutageIsToldOnceWithItsCauseAndOnceWhenItEndsAndHealthzFollowsIt() async throws {
-        let breakable = BreakableStore()
-        let health = Locked<[StoreHealthEvent]>([])
-        let bench = try await ReceiverBench.start(store: { path in
-            breakable.inner = try await SQLiteNotificationStore.open(path: path)
-            return breakable
-        }, configure: { configuration in
-            configuration.onStoreHealth = { event in health.withLock { $0.append(event) } }
-        })
+        let (bench, breakable, health) = try await breakableBench()
         #expect(try await healthz(bench) == 200)
         breakable.broken = true
         #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 503)
@@ -200,14 +193,7 @@ import Testing
     /// A write that fails on its own (a value the server refuses) while the store's check passes is
     /// answered 503 alone: the store is not called down, so such bodies cannot shut the receiver.
     @Test func aWriteThatFailsOnItsOwnDoesNotMakeTheStoreDown() async throws {
-        let breakable = BreakableStore()
-        let health = Locked<[StoreHealthEvent]>([])
-        let bench = try await ReceiverBench.start(store: { path in
-            breakable.inner = try await SQLiteNotificationStore.open(path: path)
-            return breakable
-        }, configure: { configuration in
-            configuration.onStoreHealth = { event in health.withLock { $0.append(event) } }
-        })
+        let (bench, breakable, health) = try await breakableBench()
         breakable.failNextWrite = true
         #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 503)
         // Every later write is tried and stored, whether or not the check has answered yet.
@@ -222,15 +208,7 @@ import Testing
     /// A receiver with nothing arriving learns of an outage from /healthz itself: the store is asked
     /// when no write has said so lately, so a load balancer stops sending to it.
     @Test func healthzAsksTheStoreWhenNothingArrives() async throws {
-        let breakable = BreakableStore()
-        let health = Locked<[StoreHealthEvent]>([])
-        let bench = try await ReceiverBench.start(store: { path in
-            breakable.inner = try await SQLiteNotificationStore.open(path: path)
-            return breakable
-        }, configure: { configuration in
-            configuration.storeHealthQuiet = .zero
-            configuration.onStoreHealth = { event in health.withLock { $0.append(event) } }
-        })
+        let (bench, breakable, health) = try await breakableBench { $0.storeHealthQuiet = .zero }
         #expect(try await healthz(bench) == 200)
         breakable.broken = true
         #expect(try await healthz(bench) == 503)
@@ -240,6 +218,22 @@ import Testing
         #expect(try await until { try await healthz(bench) == 200 })
         #expect(try await bench.post(Notifications.body(try bench.notifications.payload())).status == 200)
         await bench.stop()
+    }
+
+    /// A receiver on a store the test breaks and mends, and the health events it tells.
+    func breakableBench(
+        _ configure: (inout NotificationReceiver.Configuration) -> Void = { _ in }
+    ) async throws -> (ReceiverBench, BreakableStore, Locked<[StoreHealthEvent]>) {
+        let breakable = BreakableStore()
+        let health = Locked<[StoreHealthEvent]>([])
+        let bench = try await ReceiverBench.start(store: { path in
+            breakable.inner = try await SQLiteNotificationStore.open(path: path)
+            return breakable
+        }, configure: { configuration in
+            configuration.onStoreHealth = { event in health.withLock { $0.append(event) } }
+            configure(&configuration)
+        })
+        return (bench, breakable, health)
     }
 
     func healthz(_ bench: ReceiverBench) async throws -> Int {
