@@ -16,6 +16,7 @@ struct DoctorCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var global: GlobalOptions
+    @OptionGroup var storeOptions: StoreOptions
 
     func run() async throws {
         try await runReporting {
@@ -37,9 +38,10 @@ struct DoctorCommand: AsyncParsableCommand {
                 let flags = try global.overrides()
                 let doctor = DoctorSetup.doctor(profileName: global.profile, configPath: global.config, flags: flags)
                 let store = doctor.profile.store
+                let flag = storeOptions.store
                 let storeCheck = Doctor.ServerCheck(
                     name: StoreCheck.name, fix: "Check that the store's server is up and reachable (docs/team.md).",
-                    run: { await StoreCheck.run(profileStore: store) })
+                    run: { await StoreCheck.run(flag: flag, profileStore: store) })
                 report = await doctor.run(alongside: [storeCheck])
             }
             let status = DoctorSetup.print(report, json: global.json)

@@ -8,10 +8,11 @@ import PostgresStore
 enum StoreCheck {
     static let name = "store"
 
-    static func run(profileStore: String?) async -> DoctorCheck {
+    /// The store `--store` names (`flag`), else IAPDESK_STORE, else the profile's.
+    static func run(flag: String? = nil, profileStore: String?) async -> DoctorCheck {
         let location: StoreLocation
         do {
-            location = try StoreOptions.location(flag: nil, profileStore: profileStore)
+            location = try StoreOptions.location(flag: flag, profileStore: profileStore)
         } catch {
             return DoctorCheck(name, .fail, String(describing: error), fix: "Write the store as a path or a postgres:// URL (docs/team.md).")
         }
