@@ -26,17 +26,17 @@ final class Locked<Value: Sendable>: Sendable {
         return folder.appendingPathComponent("iapdesk")
     }
 
-    /// A running `iapdesk` whose output is collected as it comes.
+    /// A running `iapdesk` (or, for the harness's own tests, another program) whose output is collected as it comes.
     final class Running: Sendable {
         let process: Process
-        private let out = Locked(Data())
-        private let err = Locked(Data())
-        /// Pipes read to their end (the process's output is all here once both are).
-        private let ended = Locked(0)
+        private let out: PipeReader
+        private let err: PipeReader
 
-        init(_ arguments: [String], folder: TemporaryFolder, environment: [String: String] = [:]) throws {
+        init(
+            _ arguments: [String], folder: TemporaryFolder, environment: [String: String] = [:], executable: URL = ListenProcessTests.binary
+        ) throws {
             let process = Process()
-            process.executableURL = ListenProcessTests.binary
+            process.executableURL = executable
             process.arguments = arguments
             process.environment = [
                 "HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PATH": "/usr/bin:/bin",
@@ -47,24 +47,25 @@ final class Locked<Value: Sendable>: Sendable {
             process.standardOutput = outPipe
             process.standardError = errPipe
             process.standardInput = FileHandle.nullDevice
-            self.process = process
-            let ended = self.ended
-            for (pipe, buffer) in [(outPipe, self.out), (errPipe, self.err)] {
-                pipe.fileHandleForReading.readabilityHandler = { handle in
-                    let data = handle.availableData
-                    if data.isEmpty {
-                        handle.readabilityHandler = nil
-                        ended.withLock { $0 += 1 }
-                    } else {
-                        buffer.withLock { $0.append(data) }
-                    }
-                }
+            let out = PipeReader(outPipe)
+            let err = PipeReader(errPipe)
+            process.terminationHandler = { _ in
+                out.childHasExited()
+                err.childHasExited()
             }
+            self.process = process
+            self.out = out
+            self.err = err
             try process.run()
+            out.start()
+            err.start()
         }
 
-        var stdout: String { out.withLock { String(decoding: $0, as: UTF8.self) } }
-        var stderr: String { err.withLock { String(decoding: $0, as: UTF8.self) } }
+        var stdout: String { String(decoding: out.data, as: UTF8.self) }
+        var stderr: String { String(decoding: err.data, as: UTF8.self) }
+
+        /// The process has ended and everything it wrote has been read.
+        private var ended: Bool { !process.isRunning && out.isFinished && err.isFinished }
 
         /// Polls the output until `found` returns a value, for at most `seconds`.
         // A bound, not a speed: a process starting on a loaded 2-core machine may take tens of seconds.
@@ -72,21 +73,21 @@ final class Locked<Value: Sendable>: Sendable {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
             while ContinuousClock.now < deadline {
                 if let value = found(stdout) { return value }
-                if !process.isRunning { return found(stdout) }
+                if ended { return found(stdout) }
                 try await Task.sleep(for: .milliseconds(10))
             }
             return nil
         }
 
         /// The exit status once the process ended and all its output was read, waiting at most
-        /// `seconds` (nil if it did not end).
+        /// `seconds`: nil if it did not end, or if its output was not all read by then (a status
+        /// beside a cut-off output would have a test judge half of what was printed).
         func exitStatus(seconds: Double = 120) async throws -> Int32? {
             let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-            while process.isRunning || ended.withLock({ $0 }) < 2, ContinuousClock.now < deadline {
+            while !ended, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            if process.isRunning { return nil }
-            return process.terminationStatus
+            return ended ? process.terminationStatus : nil
         }
 
         /// Signals this process only (never pid 0, which would be the whole process group, the tests included).
