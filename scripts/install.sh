@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 prefix=${1:-/usr/local}
-swift build -c release --product iapdesk
+scripts/build-release.sh --product iapdesk
 binary=.build/release/iapdesk
 
 install -d "$prefix/bin" "$prefix/share/iapdesk/themes" "$prefix/share/man/man1" \

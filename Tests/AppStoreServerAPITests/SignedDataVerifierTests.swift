@@ -40,6 +40,22 @@ import Testing
         #expect(renewal.payload?.environment == .sandbox)
     }
 
+    @Test func signedTextIsKeptUnlessDropped() async throws {
+        let text = signed("transactionInfo")
+        let kept = try await verifier(.sandbox).verifyTransaction(text)
+        #expect(kept.signed == text)
+        // The console's verifier: the same verdict, without the string it came from; an environment
+        // switch keeps the choice.
+        let dropping = try verifier(.sandbox).droppingSignedText()
+        let dropped = await dropping.expecting(.production).expecting(.sandbox).verifyTransaction(text)
+        #expect(dropped.status == .verified)
+        #expect(dropped.payload?.bundleId == "com.example")
+        #expect(dropped.signed == nil)
+        let tampered = await dropping.verifyTransaction(text + "x")
+        #expect(tampered.status != .verified)
+        #expect(tampered.signed == nil)
+    }
+
     @Test func environmentAndAppIdentifierChecks() async throws {
         let production = try verifier(.production, appAppleId: 1234)
         let wrongEnvironment = await production.verifyNotification(signed("testNotification"))

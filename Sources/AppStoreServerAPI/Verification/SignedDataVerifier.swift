@@ -11,6 +11,10 @@ public struct SignedDataVerifier: Sendable {
     public let bundleId: String?
     public let appAppleId: Int64?
     public let environment: AppStoreEnvironment?
+    /// Whether each result keeps the signed string it came from (`VerifiedPayload.signed`): the
+    /// command line prints it for `--raw`; the console never shows it, and for a long history
+    /// the strings (each with its certificate chain) are megabytes held for nothing.
+    public private(set) var keepsSignedText = true
     let chains: ChainValidator
 
     /// - Parameters:
@@ -57,7 +61,15 @@ public struct SignedDataVerifier: Sendable {
         self.bundleId = other.bundleId
         self.appAppleId = other.appAppleId
         self.environment = environment
+        self.keepsSignedText = other.keepsSignedText
         self.chains = other.chains
+    }
+
+    /// The same verifier, its results without the signed strings they came from.
+    public func droppingSignedText() -> SignedDataVerifier {
+        var copy = self
+        copy.keepsSignedText = false
+        return copy
     }
 
     /// The same trust and app, expecting data from `environment`: an answer is checked against the
@@ -228,7 +240,7 @@ public struct SignedDataVerifier: Sendable {
             jws = try CompactJWS(text)
             rawPayload = try jws.payloadData()
         } catch {
-            return VerifiedPayload(payload: nil, rawPayload: nil, header: nil, status: .failed(error), chainSubjects: [], signed: text)
+            return VerifiedPayload(payload: nil, rawPayload: nil, header: nil, status: .failed(error), chainSubjects: [], signed: keepsSignedText ? text : nil)
         }
         // The payload is held once, here, and moved into the result: a copy would cost a retain
         // and a release of each of its strings.
@@ -238,7 +250,7 @@ public struct SignedDataVerifier: Sendable {
         } catch {
             return VerifiedPayload(
                 payload: nil, rawPayload: rawPayload, header: nil, status: .failed(.undecodablePayload(error)), chainSubjects: [],
-                signed: text)
+                signed: keepsSignedText ? text : nil)
         }
         let carried = identity(decoded)
         // Xcode and local-testing data is not signed by Apple: expected so, or claimed so when no
@@ -252,7 +264,7 @@ public struct SignedDataVerifier: Sendable {
             return VerifiedPayload(
                 payload: consume decoded, rawPayload: rawPayload, header: try? jws.header(),
                 status: failure.map { .failed($0) } ?? .notChecked("\(unsigned.label) data is not signed by Apple."),
-                chainSubjects: [], checks: checks, signed: text)
+                chainSubjects: [], checks: checks, signed: keepsSignedText ? text : nil)
         }
         if contentFirst {
             var checks: [VerificationCheck] = []
@@ -261,7 +273,7 @@ public struct SignedDataVerifier: Sendable {
             if let failure = contentChecks(carried, into: &checks) {
                 return VerifiedPayload(
                     payload: consume decoded, rawPayload: rawPayload, header: nil, status: .failed(failure), chainSubjects: [],
-                    checks: checks, signed: text)
+                    checks: checks, signed: keepsSignedText ? text : nil)
             }
         }
         let signedAt = signedDate(decoded)
@@ -312,11 +324,11 @@ public struct SignedDataVerifier: Sendable {
                 + [VerificationCheck.Subject.bundleId, .appAppleId, .environment].map { .init($0, .notMade("the signature did not verify")) }
             return VerifiedPayload(
                 payload: consume decoded, rawPayload: rawPayload, header: header, status: .failed(failure), chainSubjects: subjects,
-                checks: checks, signed: text)
+                checks: checks, signed: keepsSignedText ? text : nil)
         } catch {
             return VerifiedPayload(
                 payload: consume decoded, rawPayload: rawPayload, header: header, status: .failed(.malformedJWS(String(describing: error))),
-                chainSubjects: subjects, signed: text)
+                chainSubjects: subjects, signed: keepsSignedText ? text : nil)
         }
         var checks: [VerificationCheck] = []
         checks.reserveCapacity(4)
@@ -324,7 +336,7 @@ public struct SignedDataVerifier: Sendable {
         let failure = contentChecks(carried, into: &checks)
         return VerifiedPayload(
             payload: consume decoded, rawPayload: rawPayload, header: header, status: failure.map { .failed($0) } ?? .verified,
-            chainSubjects: subjects, checks: checks, signed: text)
+            chainSubjects: subjects, checks: checks, signed: keepsSignedText ? text : nil)
     }
 }
 

@@ -91,8 +91,9 @@ enum ConsoleLauncher {
         let doctorFolder = NSTemporaryDirectory() + "iapdesk-console-doctor-\(getpid())"
         defer { if demo != nil { try? FileManager.default.removeItem(atPath: doctorFolder) } }
         let doctor = session.doctor(demoFolder: doctorFolder)
+        // The console never shows a record's signed string (the command line's --raw does).
         let profileServices = DeskServices(
-            client: session.client, verifier: session.verifier, verifierProblem: session.verifierProblem, writes: writes, received: received,
+            client: session.client, verifier: session.verifier?.droppingSignedText(), verifierProblem: session.verifierProblem, writes: writes, received: received,
             doctor: doctor)
         let runner = EffectRunner(
             services: profileServices,
@@ -100,7 +101,7 @@ enum ConsoleLauncher {
                 if let demo {
                     return DeskServices(
                         client: try demo.makeClient(environment: environment, callTimeout: session.timeout),
-                        verifier: try demo.makeVerifier(environment: environment), writes: writes, received: received, doctor: doctor)
+                        verifier: try demo.makeVerifier(environment: environment).droppingSignedText(), writes: writes, received: received, doctor: doctor)
                 }
                 guard environment == session.environment else {
                     throw CLIError("this profile is for \(session.environment.label); use a profile for \(environment.label)", status: .configuration)
