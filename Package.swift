@@ -155,7 +155,6 @@ let package = Package(
                 "DeskStore",
                 "TerminalUI",
                 "HTTPServing",
-                "TerminalUI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -66,6 +66,9 @@ public struct PostgresAddress: Sendable, Equatable {
     public var password: String?
     public var database: String
     public var tls: TLSMode
+    /// What the server shows for this process's connections (`pg_stat_activity`, its logs): the
+    /// URL's `application_name`, else the name the opening process gives (`iapdesk listen`).
+    public var applicationName: String?
 
     public init(
         host: String?, port: Int = 5432, socketFolder: String? = nil, username: String, password: String?, database: String,
@@ -90,9 +93,11 @@ public struct PostgresAddress: Sendable, Equatable {
         }
         let query = components.queryItems ?? []
         func parameter(_ name: String) -> String? { query.last { $0.name == name }?.value.flatMap { $0.isEmpty ? nil : $0 } }
-        for item in query where !["sslmode", "host", "port", "user", "password", "dbname"].contains(item.name) {
-            throw StoreLocationError("the store URL has an unknown parameter \(item.name): sslmode, host, port, user, password and dbname are understood")
+        for item in query where !["sslmode", "host", "port", "user", "password", "dbname", "application_name"].contains(item.name) {
+            throw StoreLocationError(
+                "the store URL has an unknown parameter \(item.name): sslmode, host, port, user, password, dbname and application_name are understood")
         }
+        applicationName = parameter("application_name")
         socketFolder = parameter("host").flatMap { $0.hasPrefix("/") ? $0 : nil }
         host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? parameter("host").flatMap { $0.hasPrefix("/") ? nil : $0 }
         guard host != nil || socketFolder != nil else {

@@ -7,7 +7,7 @@ import PostgresNIO
 enum PostgresConnectionSettings {
     static let connectTimeout: Int64 = 10
 
-    static func connection(_ address: PostgresAddress) throws -> PostgresConnection.Configuration {
+    static func connection(_ address: PostgresAddress, applicationName: String = "iapdesk") throws -> PostgresConnection.Configuration {
         var configuration: PostgresConnection.Configuration
         if let folder = address.socketFolder {
             configuration = .init(
@@ -25,10 +25,11 @@ enum PostgresConnectionSettings {
                 database: address.database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(connectTimeout)
+        configuration.options.additionalStartupParameters = [("application_name", address.applicationName ?? applicationName)]
         return configuration
     }
 
-    static func pool(_ address: PostgresAddress, connections: Int) -> PostgresClient.Configuration {
+    static func pool(_ address: PostgresAddress, connections: Int, applicationName: String) -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
         if let folder = address.socketFolder {
             configuration = .init(
@@ -46,6 +47,7 @@ enum PostgresConnectionSettings {
                 database: address.database, tls: tls)
         }
         configuration.options.connectTimeout = .seconds(connectTimeout)
+        configuration.options.additionalStartupParameters = [("application_name", address.applicationName ?? applicationName)]
         configuration.options.maximumConnections = connections
         // An idle receiver keeps one connection open, so the first notification after a quiet hour
         // does not wait for a new one.

@@ -24,12 +24,15 @@ public final class PostgresNotificationStore: NotificationStore {
     public var location: String { address.redacted }
 
     /// Connects, brings the schema up to date (up to `schemaVersion` only when given: tests of the
-    /// migrations make older databases with it) and opens a pool of `connections`.
+    /// migrations make older databases with it) and opens a pool of `connections`, each named to the
+    /// server as the address says, else as `applicationName` (`pg_stat_activity` shows which
+    /// receivers and consoles are connected).
     public static func open(
-        _ address: PostgresAddress, schemaVersion: Int? = nil, connections: Int = 8, writeDeadline: Duration = WriteDeadline.store
+        _ address: PostgresAddress, applicationName: String = "iapdesk", schemaVersion: Int? = nil, connections: Int = 8,
+        writeDeadline: Duration = WriteDeadline.store
     ) async throws -> PostgresNotificationStore {
         do {
-            let configuration = try PostgresConnectionSettings.connection(address)
+            let configuration = try PostgresConnectionSettings.connection(address, applicationName: applicationName)
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
             do {
                 try await PostgresMigrator(connection: connection, location: address.redacted).migrate(upTo: schemaVersion ?? PostgresSchema.version)
@@ -44,7 +47,7 @@ public final class PostgresNotificationStore: NotificationStore {
             throw NotificationStoreError.unwritable(path: address.redacted, reason: PostgresConnectionSettings.describe(error))
         }
         return PostgresNotificationStore(
-            address: address, poolConfiguration: PostgresConnectionSettings.pool(address, connections: connections), writeDeadline: writeDeadline)
+            address: address, poolConfiguration: PostgresConnectionSettings.pool(address, connections: connections, applicationName: applicationName), writeDeadline: writeDeadline)
     }
 
     private init(address: PostgresAddress, poolConfiguration: PostgresClient.Configuration, writeDeadline: Duration) {

@@ -25,6 +25,34 @@ import Testing
         try await reopened.close()
     }
 
+    /// The names the server shows for the store's connections (`pg_stat_activity`).
+    func connectionNames(_ database: TestDatabase) async throws -> [String] {
+        var names: [String] = []
+        try await TestPostgres.admin(database.server) { connection in
+            let rows = try await connection.query(
+                "SELECT application_name FROM pg_stat_activity WHERE datname = \(database.address.database)", logger: PostgresNotificationStore.logger)
+            for try await name in rows.decode(String.self) { names.append(name) }
+        }
+        return names
+    }
+
+    @Test func theServerSeesWhichCommandIsConnectedUnlessTheURLNamesIt() async throws {
+        let database = try await TestPostgres.database()
+        defer { Task { await database.drop() } }
+        let receiver = try await PostgresNotificationStore.open(database.address, applicationName: "iapdesk listen")
+        _ = try await receiver.record(delivery("named"))
+        #expect(try await connectionNames(database).contains("iapdesk listen"))
+        try await receiver.close()
+
+        var named = try PostgresAddress(parsing: database.url + (database.url.contains("?") ? "&" : "?") + "application_name=eu-receiver-2")
+        named.password = database.address.password
+        #expect(named.applicationName == "eu-receiver-2")
+        let store = try await PostgresNotificationStore.open(named, applicationName: "iapdesk listen")
+        _ = try await store.notifications(uuids: ["named"])
+        #expect(try await connectionNames(database).contains("eu-receiver-2"))
+        try await store.close()
+    }
+
     @Test func aDatabaseOfThePreviousVersionIsMigratedKeepingItsNotifications() async throws {
         let database = try await TestPostgres.database()
         defer { Task { await database.drop() } }
@@ -191,6 +219,7 @@ import Testing
         #expect(error("postgres://sam:pw@db.example.com:99999/support").contains("port"))
         #expect(error("postgres://sam:pw@db/support?sslmode=maybe").contains("sslmode must be one of"))
         #expect(error("postgres://sam:pw@db/support?timeout=3").contains("unknown parameter timeout"))
+        #expect(error("postgres://sam:pw@db/support?timeout=3").contains("application_name"))
         for typo in ["postgres:/sam:hunter2@db/support", "postgresql:sam:hunter2@db/support", "postgres//sam:hunter2@db/support"] {
             let said = error(typo)
             #expect(said.contains("looks like a URL but is not one"), "\(typo): \(said)")

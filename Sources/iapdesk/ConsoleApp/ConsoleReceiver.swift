@@ -62,7 +62,7 @@ struct ConsoleReceiver {
     private static func openForReading(_ location: StoreLocation) async throws -> any NotificationStore {
         switch location {
         case .file(let path): return try await SQLiteNotificationStore.open(path: path, create: false)
-        case .postgres(let address): return try await PostgresNotificationStore.open(address)
+        case .postgres(let address): return try await PostgresNotificationStore.open(address, applicationName: StoreOptions.commandName)
         }
     }
 

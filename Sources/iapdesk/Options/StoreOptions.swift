@@ -44,6 +44,14 @@ struct StoreOptions: ParsableArguments {
         }
     }
 
+    /// "iapdesk listen", "iapdesk received", "iapdesk console": how a team's database names this
+    /// process's connections, so its administrator sees which receivers and consoles are connected.
+    static let commandName: String = {
+        let commands = Set(IAPDesk.configuration.subcommands.map { $0._commandName })
+        let command = CommandLine.arguments.dropFirst().first { commands.contains($0) } ?? ConsoleCommand._commandName
+        return "iapdesk \(command)"
+    }()
+
     /// The store of the profile a command without the other profile options names (`received
     /// --profile`); without one, the config file's default profile's, when it can be read. A
     /// profile named but not found is an error, as for every other command.

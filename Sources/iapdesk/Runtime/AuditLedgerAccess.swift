@@ -40,7 +40,7 @@ enum AuditLedgerAccess {
             }
         case .postgres(let address):
             do {
-                store = try await PostgresNotificationStore.open(address)
+                store = try await PostgresNotificationStore.open(address, applicationName: StoreOptions.commandName)
             } catch {
                 throw CLIError(
                     "The audit ledger cannot be opened: \(error)",

@@ -19,7 +19,7 @@ enum StoreAccess {
             switch location {
             case .file(let path): return try await SQLiteNotificationStore.open(path: path, writeDeadline: writeDeadline)
             case .postgres(let address):
-                let store = try await PostgresNotificationStore.open(address, writeDeadline: writeDeadline)
+                let store = try await PostgresNotificationStore.open(address, applicationName: StoreOptions.commandName, writeDeadline: writeDeadline)
                 let lacking = try await store.receiverLacks()
                 guard lacking.isEmpty else {
                     try? await store.close()
@@ -41,7 +41,7 @@ enum StoreAccess {
         do {
             switch location {
             case .file(let path): return try await SQLiteNotificationStore.open(path: path, create: false)
-            case .postgres(let address): return try await PostgresNotificationStore.open(address)
+            case .postgres(let address): return try await PostgresNotificationStore.open(address, applicationName: StoreOptions.commandName)
             }
         } catch let error as NotificationStoreError {
             if case .missing = error {
