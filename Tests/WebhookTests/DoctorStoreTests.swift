@@ -4,7 +4,7 @@ import Testing
 /// `iapdesk doctor` checks the store the profile names: a team's server that answers, one that
 /// does not, and a file store not made yet; the password is never printed.
 @Suite struct DoctorStoreTests {
-    static func doctor(store: String?) throws -> (status: Int32, stdout: String) {
+    static func doctor(store: String?) async throws -> (status: Int32, stdout: String) {
         let folder = NSTemporaryDirectory() + "iapdesk-doctor-store-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let process = Process()
@@ -20,10 +20,12 @@ import Testing
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try await offThePool {
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
     }
 
     static func storeLine(_ stdout: String) -> String {
@@ -35,23 +37,23 @@ import Testing
         defer { Task { await database.drop() } }
         var withPassword = try #require(URLComponents(string: database.url))
         withPassword.password = "s3cret-pw"
-        let answered = try Self.doctor(store: try #require(withPassword.url).absoluteString)
+        let answered = try await Self.doctor(store: try #require(withPassword.url).absoluteString)
         #expect(Self.storeLine(answered.stdout).hasPrefix("PASS  store"), "\(answered.stdout)")
         #expect(Self.storeLine(answered.stdout).contains("the role may write"))
         #expect(!answered.stdout.contains("s3cret-pw"))
 
         withPassword.port = 1
-        let refused = try Self.doctor(store: try #require(withPassword.url).absoluteString)
+        let refused = try await Self.doctor(store: try #require(withPassword.url).absoluteString)
         #expect(Self.storeLine(refused.stdout).hasPrefix("FAIL  store"), "\(refused.stdout)")
         #expect(refused.stdout.contains("cannot connect"))
         #expect(!refused.stdout.contains("s3cret-pw"))
     }
 
-    @Test func aFileStoreNotMadeYetPassesAndAMistypedURLFails() throws {
-        let none = try Self.doctor(store: nil)
+    @Test func aFileStoreNotMadeYetPassesAndAMistypedURLFails() async throws {
+        let none = try await Self.doctor(store: nil)
         #expect(Self.storeLine(none.stdout).hasPrefix("PASS  store"), "\(none.stdout)")
         #expect(Self.storeLine(none.stdout).contains("none yet at"))
-        let mistyped = try Self.doctor(store: "postgres:/sam:pw@db.example.com/team")
+        let mistyped = try await Self.doctor(store: "postgres:/sam:pw@db.example.com/team")
         #expect(Self.storeLine(mistyped.stdout).hasPrefix("FAIL  store"), "\(mistyped.stdout)")
         #expect(!mistyped.stdout.contains(":pw@"))
     }

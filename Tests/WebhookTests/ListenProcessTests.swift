@@ -236,7 +236,7 @@ final class Locked<Value: Sendable>: Sendable {
     }
 
     /// Runs a tool of the system to its end.
-    static func tool(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> (status: Int32, stdout: String) {
+    static func tool(_ path: String, _ arguments: [String], stdin: Data? = nil) async throws -> (status: Int32, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -245,14 +245,16 @@ final class Locked<Value: Sendable>: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
-        if let stdin {
-            input.fileHandleForWriting.write(stdin)
-            try input.fileHandleForWriting.close()
+        return try await offThePool {
+            try process.run()
+            if let stdin {
+                input.fileHandleForWriting.write(stdin)
+                try input.fileHandleForWriting.close()
+            }
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// openssl makes the certificate and curl is the HTTPS client (both in .ci/run's and the README's system packages).
@@ -262,7 +264,7 @@ final class Locked<Value: Sendable>: Sendable {
         defer { folder.remove() }
         let cert = folder.url.appendingPathComponent("cert.pem").path
         let key = folder.url.appendingPathComponent("key.pem").path
-        let made = try Self.tool("/usr/bin/openssl", [
+        let made = try await Self.tool("/usr/bin/openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
             "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
         ])
@@ -271,7 +273,7 @@ final class Locked<Value: Sendable>: Sendable {
         let (running, url) = try await listen(folder: folder, demo: demo, extra: ["--tls-cert", cert, "--tls-key", key])
         #expect(url.scheme == "https")
         let body = Notifications.body(try Notifications(demo: demo).payload())
-        let answer = try Self.tool("/usr/bin/curl", [
+        let answer = try await Self.tool("/usr/bin/curl", [
             "-sS", "--cacert", cert, "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json",
             "--data-binary", "@-", url.absoluteString,
         ], stdin: body)
