@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Deliveries that arrive together share one transaction, and each caller still gets its own outcome.
-/// The tests wait for events (a commit entered, writes queued, a deadline's timer started), never
+/// The tests wait for events (a commit entered, writes queued, a deadline's sleep begun), never
 /// for a time: each one's bound is the time limit, which only a hang reaches.
 @Suite(.timeLimit(.minutes(3))) struct GroupCommitTests {
     @Test func concurrentWritesShareCommitsAndEachGetsItsOwnResult() async throws {
