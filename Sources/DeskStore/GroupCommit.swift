@@ -8,7 +8,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     public typealias Commit = @Sendable ([Item]) async -> [Result<Output, any Error>]
 
     private struct State {
-        var waiting: [(item: Item, slot: Slot)] = []
+        var waiting: [(item: Item, slot: FirstResult<Output>)] = []
         var committing = false
     }
 
@@ -18,6 +18,8 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     private let maxStuck: Int
     private let clock: any Clock<Duration>
     private let stuck = AbandonedCalls()
+    /// Every caller's deadline, watched by one task rather than a timer task per write.
+    private let writeDeadlines: DeadlineWatch
 
     /// With a `deadline`, each caller returns within it whatever the commit does. A batch still
     /// committing at its deadline is abandoned (it ends by itself, its results dropped) and the next
@@ -28,6 +30,8 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
         self.deadline = deadline
         self.maxStuck = max(1, maxStuck)
         self.clock = clock
+        // At the requests' priority, as the timers it replaces were.
+        writeDeadlines = DeadlineWatch(priority: .medium, clock: clock)
     }
 
     /// Abandoned commits that have not ended yet.
@@ -41,7 +45,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
     /// statements it waits for a thread, and at the priority of requests it waited behind the
     /// signature checks of every request in flight, which held up every delivery of the batch.
     public func submit(_ item: Item, commit: @escaping Commit) async throws -> Output {
-        let slot = Slot()
+        let slot = FirstResult<Output>()
         let leads = state.withLock { state -> Bool in
             state.waiting.append((item, slot))
             guard !state.committing else { return false }
@@ -49,26 +53,23 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             return true
         }
         if leads { Task(priority: .high) { await self.drain(commit) } }
-        let timer = deadline.map { [clock] deadline in
-            Task {
-                guard (try? await clock.sleep(for: deadline)) != nil else { return }
-                slot.fill(.failure(GroupCommitError.timedOut(deadline)))
-            }
+        let watched = deadline.map { deadline in
+            writeDeadlines.watch(for: deadline) { slot.settle(.failure(GroupCommitError.timedOut(deadline))) }
         }
-        defer { timer?.cancel() }
+        defer { watched.map(writeDeadlines.finish) }
         return try await withTaskCancellationHandler {
             try await slot.value()
         } onCancel: {
-            slot.fill(.failure(CancellationError()))
+            slot.settle(.failure(CancellationError()))
         }
     }
 
     /// Commits batches until nobody waits.
     private func drain(_ commit: @escaping Commit) async {
         while true {
-            let batch = state.withLock { state -> [(item: Item, slot: Slot)] in
+            let batch = state.withLock { state -> [(item: Item, slot: FirstResult<Output>)] in
                 // A caller that gave up before its write was taken is not written.
-                state.waiting.removeAll { $0.slot.isFilled }
+                state.waiting.removeAll { $0.slot.isSettled }
                 let taken = Array(state.waiting.prefix(maxBatch))
                 state.waiting.removeFirst(taken.count)
                 if taken.isEmpty { state.committing = false }
@@ -77,7 +78,7 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             guard !batch.isEmpty else { return }
             let results = await commitOrGiveUp(batch.map(\.item), commit)
             for (index, waiting) in batch.enumerated() {
-                waiting.slot.fill(index < results.count ? results[index] : .failure(GroupCommitError.noResult))
+                waiting.slot.settle(index < results.count ? results[index] : .failure(GroupCommitError.noResult))
             }
         }
     }
@@ -92,34 +93,6 @@ public final class GroupCommit<Item: Sendable, Output: Sendable>: Sendable {
             }
         } catch {
             return items.map { _ in .failure(error) }
-        }
-    }
-
-    /// One caller's result, filled once by whoever comes first: the commit of its write, its deadline or its cancellation.
-    final class Slot: Sendable {
-        private let state = Mutex<(result: Result<Output, any Error>?, continuation: CheckedContinuation<Output, any Error>?)>((nil, nil))
-
-        var isFilled: Bool { state.withLock { $0.result != nil } }
-
-        func fill(_ result: Result<Output, any Error>) {
-            let waiting = state.withLock { state -> CheckedContinuation<Output, any Error>? in
-                guard state.result == nil else { return nil }
-                state.result = result
-                defer { state.continuation = nil }
-                return state.continuation
-            }
-            waiting?.resume(with: result)
-        }
-
-        func value() async throws -> Output {
-            try await withCheckedThrowingContinuation { continuation in
-                let ready = state.withLock { state -> Result<Output, any Error>? in
-                    if let result = state.result { return result }
-                    state.continuation = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(with: ready) }
-            }
         }
     }
 }

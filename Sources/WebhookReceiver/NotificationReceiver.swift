@@ -124,6 +124,7 @@ public final class NotificationReceiver: Sendable {
                     address: .hostname(configuration.host, port: configuration.port), serverName: nil,
                     availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections)),
                 onServerRunning: onServerRunning,
+                eventLoopGroupProvider: .shared(ReceiverEventLoops.group),
                 logger: logger)
         }]
         if let address = configuration.metricsAddress {

@@ -1,3 +1,5 @@
+import DeskStore
+
 /// Cuts off body reads that run past their deadline, all watched by one `DeadlineWatch` (a task, a
 /// timer and three thread hops for each notification otherwise, though almost every body arrives at
 /// once). With the receiver's one timeout, deadlines come in the order reads start.
@@ -14,7 +16,7 @@ final class ReadDeadlines: Sendable {
 
     /// Watches `read` until `finish` is called with the number returned.
     func watch(_ read: Read) -> Int {
-        watcher.watch(until: read.deadline) {
+        watcher.watch(for: read.deadline - .now) {
             read.body.cut()
             read.reader.cancel()
         }

@@ -1,9 +1,8 @@
 import DeskStore
 import Synchronization
 import Testing
-@testable import WebhookReceiver
 
-/// A store write's deadline, watched by the receiver's one watching task: the write's result when
+/// Deadlines watched by one task, on the clock they are given; and a store write's deadline: the write's result when
 /// it ends in time, the deadline's error when it does not (the write cancelled and left to end by
 /// itself), and the caller's cancellation at once.
 @Suite(.timeLimit(.minutes(1))) struct DeadlineWatchTests {
@@ -76,5 +75,22 @@ import Testing
         caller.cancel()
         await #expect(throws: CancellationError.self) { try await caller.value }
         gate.open()
+    }
+
+    /// On a clock that moves only when the test says: an entry expires when the clock reaches its
+    /// deadline, and a finished one never does.
+    @Test func entriesExpireWhenTheirClockReachesTheDeadlineUnlessFinished() async throws {
+        let clock = ManualClock()
+        let watch = DeadlineWatch(priority: .medium, clock: clock)
+        let finishedRan = Locked(false)
+        let expired = Gate()
+        let finished = watch.watch(for: .milliseconds(100)) { finishedRan.withLock { $0 = true } }
+        let watched = watch.watch(for: .milliseconds(100)) { expired.open() }
+        watch.finish(finished)
+        await clock.sleepsBegun(atLeast: 1)
+        clock.advance(by: .milliseconds(100))
+        await expired.wait()
+        #expect(finishedRan.withLock { $0 } == false)
+        #expect(watch.expireNow(watched) == false, "an expired entry is no longer watched")
     }
 }

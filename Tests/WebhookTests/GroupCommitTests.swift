@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Deliveries that arrive together share one transaction, and each caller still gets its own outcome.
-/// The tests wait for events (a commit entered, writes queued, a deadline's timer started), never
+/// The tests wait for events (a commit entered, writes queued, a deadline's sleep begun), never
 /// for a time: each one's bound is the time limit, which only a hang reaches.
 @Suite(.timeLimit(.minutes(3))) struct GroupCommitTests {
     @Test func concurrentWritesShareCommitsAndEachGetsItsOwnResult() async throws {
@@ -92,8 +92,8 @@ import Testing
         await entered.wait()
         // Queued behind the stuck commit: it fails at its own deadline, or is committed by the next one.
         let queued = Task { try await queue.submit(2, commit: commit) }
-        // The two callers' timers and the commit's.
-        await clock.sleepsBegun(atLeast: 3)
+        // The callers' deadline watcher (one sleep for both: their deadlines are the same instant) and the commit's timer.
+        await clock.sleepsBegun(atLeast: 2)
         clock.advance(by: .milliseconds(200))
         await #expect(throws: GroupCommitError.timedOut(.milliseconds(200))) { try await hanging.value }
         #expect(await outcome { try await queued.value }.isTimedOutOr(20))
@@ -124,7 +124,7 @@ import Testing
         }
         for item in 0..<2 {
             let write = Task { try await queue.submit(item, commit: commit) }
-            // Its caller's timer and its commit's, then the deadline passes.
+            // The callers' deadline watcher and the commit's timer, then the deadline passes.
             await clock.sleepsBegun(atLeast: 2 * (item + 1))
             clock.advance(by: .milliseconds(100))
             await #expect(throws: GroupCommitError.timedOut(.milliseconds(100))) { try await write.value }

@@ -1,4 +1,3 @@
-import DeskStore
 import Synchronization
 
 /// Runs each watched entry's expiry when its deadline passes, with one watching task for every
@@ -6,9 +5,10 @@ import Synchronization
 /// about 10 µs of CPU (a fifth of a P-256 verify), though almost every entry ends long before its
 /// deadline. The watcher sleeps until the earliest deadline, at most a second at a time, so entries
 /// given one duration each (deadlines in the order they are watched) expire on time.
-final class DeadlineWatch: Sendable {
+public final class DeadlineWatch: Sendable {
     private struct Entry {
-        let deadline: ContinuousClock.Instant
+        /// On the clock, counted from when the watch was made.
+        let deadline: Duration
         let expire: @Sendable () -> Void
     }
 
@@ -20,16 +20,27 @@ final class DeadlineWatch: Sendable {
     private let state = Mutex(State())
     /// The watching task's priority.
     private let priority: TaskPriority
+    /// Time on the clock since the watch was made.
+    private let elapsed: @Sendable () -> Duration
+    /// Sleeps until that much time on the clock since the watch was made: an instant, not a span,
+    /// so that a clock moved while the watcher looks does not push its wake-up later.
+    private let sleepUntil: @Sendable (Duration) async throws -> Void
 
     /// - Parameter priority: high for deadlines a busy receiver must not hold back (body reads);
     ///   the callers' own for a deadline that backs up one of theirs and must not overtake it (a
     ///   store write, whose store says more when its own deadline, a little earlier, comes first).
-    init(priority: TaskPriority) {
+    /// - Parameter clock: what deadlines are measured on (a test's own moves only when it says).
+    public init<C: Clock<Duration>>(priority: TaskPriority, clock: C = ContinuousClock()) {
         self.priority = priority
+        let origin = clock.now
+        elapsed = { origin.duration(to: clock.now) }
+        sleepUntil = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }
     }
 
-    /// Runs `expire` once `deadline` has passed, unless `finish` is called first with the number returned.
-    func watch(until deadline: ContinuousClock.Instant, expire: @escaping @Sendable () -> Void) -> Int {
+    /// Runs `expire` once `duration` has passed on the clock, unless `finish` is called first with
+    /// the number returned.
+    public func watch(for duration: Duration, expire: @escaping @Sendable () -> Void) -> Int {
+        let deadline = elapsed() + duration
         let (id, start) = state.withLock { state -> (Int, Bool) in
             state.next += 1
             state.entries[state.next] = Entry(deadline: deadline, expire: expire)
@@ -40,12 +51,12 @@ final class DeadlineWatch: Sendable {
         return id
     }
 
-    func finish(_ id: Int) {
+    public func finish(_ id: Int) {
         state.withLock { _ = $0.entries.removeValue(forKey: id) }
     }
 
     /// Runs the entry's expiry now, as its deadline would; false when it had already ended.
-    func expireNow(_ id: Int) -> Bool {
+    public func expireNow(_ id: Int) -> Bool {
         guard let entry = state.withLock({ $0.entries.removeValue(forKey: id) }) else { return false }
         entry.expire()
         return true
@@ -54,7 +65,7 @@ final class DeadlineWatch: Sendable {
     /// Ends when nothing is left to watch; the next `watch` starts it again.
     private func run() async {
         while true {
-            let earliest = state.withLock { state -> ContinuousClock.Instant? in
+            let earliest = state.withLock { state -> Duration? in
                 guard let earliest = state.entries.values.lazy.map(\.deadline).min() else {
                     state.watching = false
                     return nil
@@ -63,8 +74,8 @@ final class DeadlineWatch: Sendable {
             }
             guard let earliest else { return }
             // At most a second at a time, in case an entry with an earlier deadline came in meanwhile.
-            try? await Task.sleep(until: min(earliest, .now + .seconds(1)), clock: .continuous)
-            let now = ContinuousClock.now
+            try? await sleepUntil(min(earliest, elapsed() + .seconds(1)))
+            let now = elapsed()
             let expired = state.withLock { state -> [Entry] in
                 let expired = state.entries.filter { $0.value.deadline <= now }
                 for id in expired.keys { state.entries.removeValue(forKey: id) }
@@ -76,16 +87,16 @@ final class DeadlineWatch: Sendable {
 
     /// `body`'s result, or `DeadlinePassed(duration)` thrown once `duration` has passed since the
     /// body began, whichever comes first; a cancelled caller gets CancellationError at once. As
-    /// DeskStore's `withinDeadline`, the body runs in a task of its own, which is cancelled and left
-    /// to end by itself when the caller stops waiting for it (a store call blocked on a silent
-    /// server may ignore cancellation).
-    func within<T: Sendable>(_ duration: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let outcome = FirstOutcome<T>()
+    /// `withinDeadline`, the body runs in a task of its own, which is cancelled and left to end by
+    /// itself when the caller stops waiting for it (a store call blocked on a silent server may
+    /// ignore cancellation).
+    public func within<T: Sendable>(_ duration: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = FirstResult<T>()
         let work = Task {
             // Timed from the body's start, as a store's own deadline inside it is: on a loaded
             // machine a task can wait for a thread longer than the margin between the two, and a
             // deadline counted from the call would overtake the store's, which says more.
-            let watched = watch(until: .now + duration) { outcome.settle(.failure(DeadlinePassed(duration))) }
+            let watched = watch(for: duration) { outcome.settle(.failure(DeadlinePassed(duration))) }
             defer { finish(watched) }
             do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
         }
@@ -95,32 +106,6 @@ final class DeadlineWatch: Sendable {
             try await outcome.value()
         } onCancel: {
             outcome.settle(.failure(CancellationError()))
-        }
-    }
-}
-
-/// The first result given, to a caller that waits for it: the work's, its deadline's or its cancellation's.
-private final class FirstOutcome<T: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<T, any Error>?, continuation: CheckedContinuation<T, any Error>?)>((nil, nil))
-
-    func settle(_ result: Result<T, any Error>) {
-        let waiting = state.withLock { state -> CheckedContinuation<T, any Error>? in
-            guard state.result == nil else { return nil }
-            state.result = result
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        waiting?.resume(with: result)
-    }
-
-    func value() async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let ready = state.withLock { state -> Result<T, any Error>? in
-                if let result = state.result { return result }
-                state.continuation = continuation
-                return nil
-            }
-            if let ready { continuation.resume(with: ready) }
         }
     }
 }
