@@ -99,7 +99,9 @@ public struct PostgresAddress: Sendable, Equatable {
         }
         applicationName = parameter("application_name")
         socketFolder = parameter("host").flatMap { $0.hasPrefix("/") ? $0 : nil }
-        host = components.host.flatMap { $0.isEmpty ? nil : $0 } ?? parameter("host").flatMap { $0.hasPrefix("/") ? nil : $0 }
+        // An IPv6 address comes bracketed (postgres://sam@[::1]:5432/db); connecting takes it bare.
+        let urlHost = components.host.map { $0.hasPrefix("[") && $0.hasSuffix("]") ? String($0.dropFirst().dropLast()) : $0 }
+        host = urlHost.flatMap { $0.isEmpty ? nil : $0 } ?? parameter("host").flatMap { $0.hasPrefix("/") ? nil : $0 }
         guard host != nil || socketFolder != nil else {
             throw StoreLocationError("the store URL names no server: postgres://user@HOST:5432/database, or ?host=/socket/folder")
         }
@@ -138,6 +140,8 @@ public struct PostgresAddress: Sendable, Equatable {
         var parameters: [String] = []
         if let socketFolder { parameters.append("host=\(socketFolder)") }
         if tls != .prefer { parameters.append("sslmode=\(tls.rawValue)") }
+        // Named in the URL: shown, so two receivers on one database can be told apart by it.
+        if let applicationName { parameters.append("application_name=\(applicationName)") }
         return parameters.isEmpty ? text : text + "?" + parameters.joined(separator: "&")
     }
 }

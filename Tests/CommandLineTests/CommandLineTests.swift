@@ -185,6 +185,10 @@ import Testing
         #expect(unconfirmed.stderr.contains("--yes"))
         #expect(try await run(["extend", "1", "--days", "91", "--reason", "goodwill", "--demo"]).status == 64)
         #expect(try await run(["extend", "1", "--days", "9", "--reason", "because", "--demo", "--yes"]).status == 64)
+        // An ID Apple does not know is "not found" (2), as for every read, not an unexpected failure.
+        let unknownToApple = try await run(["extend", "2000000499999999", "--days", "7", "--reason", "goodwill", "--demo", "--yes"])
+        #expect(unknownToApple.status == 2)
+        #expect(unknownToApple.stderr.contains("Not sent"))
     }
 
     @Test func writesWithYesAndTheirRefusals() async throws {

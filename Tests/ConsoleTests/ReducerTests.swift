@@ -268,6 +268,27 @@ import Testing
         return state
     }
 
+    /// An agent types 120, is held at 12, reviews, goes back and types 7: 7 is what is reviewed.
+    @Test func aDigitThatDoesNotFitIsSaidAndGoingBackLetsTheDaysBeRetyped() throws {
+        var state = stateWithSubscription()
+        _ = send(&state, [.character("e")])
+        let count = try #require(state.extendForm?.countRequest)
+        _ = ConsoleReducer.reduce(&state, .extensionsCounted(request: count, .success(ExtensionCount(notified: [], fromLedger: [], windowDays: 180))))
+        _ = send(&state, [.character("1"), .character("2")])
+        #expect(state.extendForm?.error == nil)
+        _ = send(&state, [.character("0")])
+        #expect(state.extendForm?.days.text == "12")
+        #expect(state.extendForm?.error?.hasPrefix("Days is one or two digits") == true)
+        let review = send(&state, [.enter])
+        try Self.answerReview(&state, review, identifier: "5c1b6f0e-2d4a-4e8b-9f3c-7a6d5e4c3b2a")
+        #expect(state.extendForm?.confirming == true)
+        _ = send(&state, [.escape])
+        #expect(state.extendForm?.confirming == false)
+        _ = send(&state, [.character("7")])
+        #expect(state.extendForm?.dayCount == 7)
+        #expect(state.extendForm?.error == nil)
+    }
+
     @Test func extensionNeedsConfirmationAndSendsTheShownRequest() throws {
         var state = stateWithSubscription()
         _ = send(&state, [.character("e")])

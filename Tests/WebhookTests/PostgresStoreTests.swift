@@ -201,6 +201,10 @@ import Testing
         #expect(socket.host == nil)
         #expect(socket.password == nil)
         #expect(socket.redacted == "postgres://sam@:5432/support?host=/var/run/postgresql&sslmode=disable")
+        let loopback6 = try PostgresAddress(parsing: "postgresql://sam:pw@[::1]:5433/support?application_name=receiver-2", environment: [:])
+        #expect(loopback6.host == "::1")
+        #expect(loopback6.tls == .disable)
+        #expect(loopback6.redacted == "postgres://sam@[::1]:5433/support?sslmode=disable&application_name=receiver-2")
     }
 
     @Test func aWrongStoreSaysWhatIsWrongWithoutEchoingIt() {

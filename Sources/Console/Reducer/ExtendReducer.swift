@@ -83,7 +83,8 @@ enum ExtendReducer {
                            ExtendOverlay.fits(state) ? nil : "Not sent: the confirmation does not fit this \(state.screenWidth)x\(state.screenHeight) terminal. Enlarge it to read what would be sent."
                        }) { state, _ in send(&state) },
         KeyCommand(.extendBack, "Back to the form", keys: [.escape, .character("n")], context: .extendConfirm, inFooter: true, footerLabel: "Back") { state, _ in
-            edit(&state) { form in form.confirming = false; return [] }
+            // Back to change the days: what is typed next replaces them, as when the form opened.
+            edit(&state) { form in form.confirming = false; form.days.select(); return [] }
         },
     ]
 
@@ -108,8 +109,14 @@ enum ExtendReducer {
             guard !form.confirming else { return [] }
             switch key {
             case .character(let c) where c.isASCII && c.isNumber:
+                let before = form.days
                 _ = form.days.handle(key)
-                form.error = form.dayCount == nil ? "Days must be a number from 1 to 90." : nil
+                if form.days == before {
+                    // A third digit does not fit; said, so no keystroke is dropped without a word.
+                    form.error = "Days is one or two digits, at most 90: Backspace first, or ↑ ↓ by a day."
+                } else {
+                    form.error = form.dayCount == nil ? "Days must be a number from 1 to 90." : nil
+                }
             case .backspace, .delete, .paste:
                 _ = form.days.handle(key)
                 form.error = form.dayCount == nil && !form.days.text.isEmpty ? "Days must be a number from 1 to 90." : nil

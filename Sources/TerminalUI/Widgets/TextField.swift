@@ -72,6 +72,11 @@ public struct TextInputState: Sendable, Equatable {
         return true
     }
 
+    /// Makes the text a default again, replaced by the next typed character (a form come back to).
+    public mutating func select() {
+        isSelected = !text.isEmpty
+    }
+
     private mutating func replaceSelection() {
         guard isSelected else { return }
         isSelected = false

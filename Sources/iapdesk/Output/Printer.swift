@@ -13,9 +13,12 @@ struct Printer {
         self.capture = capture
     }
 
+    /// Written at once, not through stdio's buffer: into a file or a pipe, a Ctrl-C (which ends a
+    /// command at once outside its long work) would otherwise take lines already printed with it,
+    /// such as the token of a test notification that was requested.
     func text(_ text: String) {
         guard !json, capture == nil else { return }
-        print(text)
+        StandardStreams.output(Data((text + "\n").utf8))
     }
 
     /// The command's document as one JSON object: keys sorted, pretty-printed, slashes as they are.
@@ -24,7 +27,7 @@ struct Printer {
     func emit<Document: Encodable>(_ document: Document) {
         if let capture { return capture.keep(document) }
         guard json else { return }
-        print(Self.render(document))
+        StandardStreams.output(Data((Self.render(document) + "\n").utf8))
     }
 
     static func render<Document: Encodable>(_ document: Document) -> String {

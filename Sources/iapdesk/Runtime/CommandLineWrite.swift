@@ -95,7 +95,10 @@ struct CommandLineWrite<Response: Sendable> {
         {
         case .success(let value): review = value
         case .failure(let error):
-            throw CLIError("Not sent: the subscription could not be read before confirming: \(error.summary)", hint: error.hint, status: .failure)
+            // Exits as the read's own failure would (an unknown ID is 2, as for every read), not as an unexpected one.
+            throw CLIError(
+                "Not sent: the subscription could not be read before confirming: \(error.summary)", hint: error.hint,
+                status: error.source.map { CLIError($0).status } ?? .failure)
         }
         let now = Date()
         let renews = ExtensionRules.renewalDate(review.subscription)
