@@ -51,7 +51,7 @@ public final class EffectRunner: Sendable {
                 let result = await LedgeredWriter.send(
                     target.endpoint, requestIdentifier: target.body.requestIdentifier ?? "", write: .extend, subject: target.subject,
                     resend: target.isResend, client: scoped.client, context: writes, guardedBy: sendGuard,
-                    describe: { response in response.effectiveDate.map { "renews \(DisplayFormat.iso($0))" } })
+                    describe: { response in response.effectiveDate.map { "runs to \(DisplayFormat.date($0))" } })
                 post(.extended(request: request, result))
             }
         case .finishTransaction(let request, let target):

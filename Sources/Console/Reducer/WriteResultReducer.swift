@@ -21,7 +21,7 @@ enum WriteResultReducer {
             } else {
                 // A re-send at start reports as long as its announcement did.
                 ConsoleReducer.toast(
-                    &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) renews \(DisplayFormat.date(response.effectiveDate)).",
+                    &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) now runs to \(DisplayFormat.date(response.effectiveDate)) (renewing then only if auto-renew is on).",
                     lasting: sent.target.isResend ? 100 : 80)
             }
             refresh = sameCustomer

@@ -35,7 +35,7 @@ struct ExtendCommand: AsyncParsableCommand {
             let (response, identifier) = try await write.run(session: session, yes: self.write.yes)
             printer.emit(ExtendOutput(response, requestIdentifier: identifier))
             printer.text(response.success == true
-                ? "Extended \(originalTransactionId) by \(DisplayFormat.count(days, "day")): renews \(DisplayFormat.date(response.effectiveDate)). Request \(identifier)."
+                ? "Extended \(originalTransactionId) by \(DisplayFormat.count(days, "day")): it now runs to \(DisplayFormat.date(response.effectiveDate)) (renewing then only if auto-renew is on). Request \(identifier)."
                 : "Apple did not apply the extension.")
             if response.success != true { throw CLIError("The extension did not take effect.", status: .rejected) }
         }

@@ -103,7 +103,7 @@ struct CommandLineWrite<Response: Sendable> {
         let now = Date()
         let renews = ExtensionRules.renewalDate(review.subscription)
         var lines = [
-            "Renews now: \(DisplayFormat.date(renews)) (read from Apple just now); after the extension: \(DisplayFormat.date(renews?.addingTimeInterval(Double(extending.days) * 86_400))).",
+            "Runs to (renews or ends): \(DisplayFormat.date(renews)) (read from Apple just now); after the extension: \(DisplayFormat.date(renews?.addingTimeInterval(Double(extending.days) * 86_400))).",
             "Earlier extensions: \(review.count.summary).",
         ]
         lines += review.count.recorded.reversed().map { "  extended " + $0.line(now: now) }
