@@ -79,7 +79,7 @@ struct Recovery {
                 try Task.checkCancellation()
                 let attempt = try await sender.send(candidate.body, notificationUUID: candidate.notificationUUID, source: candidate.source)
                 sent.attempts.append(attempt)
-                if !printer.json { print(ReplaySender.line(attempt, kind: Self.kind(candidate))) }
+                printer.text(ReplaySender.line(attempt, kind: Self.kind(candidate)))
             } catch is CancellationError {
                 sent.interrupted = true
                 break
