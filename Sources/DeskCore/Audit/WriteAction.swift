@@ -1,3 +1,4 @@
+import AppStoreServerAPI
 import Foundation
 
 /// How writes are named to people: the kind in words for sentences, and the action a ledger line
@@ -23,8 +24,19 @@ extension AuditLedger.Entry {
     /// The write and what it did, as `iapdesk audit` and the timeline show it: the kind, then for
     /// Retention Messaging and Advanced Commerce the action (an upload and a delete differ).
     public var action: String {
-        guard let detail = Self.actionDetail(write: write, method: method, path: path) else { return write }
+        guard let detail = Self.actionDetail(write: write, method: method, path: path) ?? Self.extensionAsked(write: write, body: body)
+        else { return write }
         return "\(write) \(detail)"
+    }
+
+    /// "7 days, customer satisfaction": what an extension asked for, read from the body it sent.
+    static func extensionAsked(write: String, body: String?) -> String? {
+        guard write == WriteKind.extend.rawValue || write == WriteKind.massExtend.rawValue, let body,
+              let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+              let days = object["extendByDays"] as? Int
+        else { return nil }
+        let reason = (object["extendReasonCode"] as? Int).map { ExtendReasonCode($0).label.lowercased() }
+        return DisplayFormat.count(days, "day") + (reason.map { ", " + $0 } ?? "")
     }
 
     static func actionDetail(write: String, method: String, path: String) -> String? {
