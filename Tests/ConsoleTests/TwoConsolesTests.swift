@@ -79,7 +79,7 @@ import Testing
         #expect(u.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate) == twice)
         // What to do is read whole at 80x24 without a key; who came first is the hint.
         let narrow = u.screen(width: 80, height: 24)
-        #expect(narrow.contains("✗ Not sent: changed meanwhile. Reloaded; review it again (e)."), "\(narrow)")
+        #expect(narrow.contains("✗ Not sent: changed meanwhile. Reloaded; review it again (e).  ! shows all"), "\(narrow)")
         #expect(u.state.lastError?.hint?.hasPrefix("Test sent an extension of the same subscription") == true, "\(String(describing: u.state.lastError))")
 
         // Reviewed again, U's form counts both and refuses a third, as Apple would.
