@@ -36,6 +36,23 @@ import Testing
         #expect(state.pane == ids[0], "Tab wraps around after the last pane")
     }
 
+    /// A tab is abbreviated only when the bar does not fit with its full title: the longest go first.
+    @Test func tabsShowFullTitlesWhereTheyFit() {
+        let full = Panes.all.map(\.title)
+        let short = Panes.all.map(\.shortTitle)
+        #expect(Panes.tabTitles(width: 200) == full)
+        #expect(Panes.tabTitles(width: 80) == short)
+        let wide = Panes.tabTitles(width: 120)
+        #expect(wide.contains("Customer") && wide.contains("Subscriptions") && wide.contains("Transactions"), "\(wide)")
+        #expect(!wide.contains("Refund requests"), "the longest title is the first shortened: \(wide)")
+        for width in [80, 100, 120, 140] {
+            let titles = Panes.tabTitles(width: width)
+            #expect(titles.map { TextWidth.of($0) + 4 }.reduce(0, +) <= width, "\(width): \(titles)")
+            // Every label still shows on the bar.
+            #expect(Tabs.labels(titles, width: width) == titles.enumerated().map { " \(($0.offset + 1) % 10) \($0.element) " }, "\(width)")
+        }
+    }
+
     @Test func answersGoOnlyToThePaneThatAsked() throws {
         var state = fresh()
         _ = ConsoleReducer.reduce(&state, .key(.character("i")))

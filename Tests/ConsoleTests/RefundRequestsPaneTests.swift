@@ -71,7 +71,18 @@ import Testing
         var screen = harness.screen(width: 120, height: 60)
         #expect(screen.contains("refund asked"), "\(screen)")
         #expect(screen.contains("declined by Apple"))
-        #expect(screen.contains("answered? pane 0"))
+        // The queue is read with the customer: each request is then said in pane 0's words.
+        try await harness.pump(until: { $0.refundRequests.queue != nil })
+        screen = harness.screen(width: 120, height: 60)
+        #expect(!screen.contains("answered?"), "\(screen)")
+        // The summary shows the newest three.
+        let sightings = harness.state.customer?.notifications.value?.compactMap(RefundRequests.Sighting.init) ?? []
+        let asked = Set(RefundRequests.merge(sightings, writes: []).prefix(3).map(\.notificationUUID))
+        let known = harness.state.refundRequests.queue?.requests.filter { asked.contains($0.notificationUUID) } ?? []
+        #expect(!known.isEmpty)
+        for request in known where request.state(now: harness.state.now) != .pending {
+            #expect(screen.contains(RefundRequestsView.stateText(request, now: harness.state.now)), "\(screen)")
+        }
         _ = try await openQueue(harness)
         harness.send(.character("1"))
         screen = harness.screen(width: 120, height: 60)
@@ -82,6 +93,24 @@ import Testing
         harness.send(.character("i"))
         harness.type("MK5TTTVWJH")
         #expect(harness.state.lookupInput.text == "MK5TTTVWJH")
+    }
+
+    /// Pane 0 opened while the summary's read of the queue runs waits for that read, said as in flight.
+    @Test func pane0OpenedDuringTheSummarysReadWaitsForIt() async throws {
+        let harness = try await ConsoleHarness.start()
+        defer { Task { await harness.stop() } }
+        harness.send(.character("i"))
+        harness.type("8SAVFG75PQ")
+        harness.send(.enter)
+        try await harness.pump(until: { $0.refundRequests.request != nil })
+        let running = try #require(harness.state.refundRequests.request)
+        #expect(harness.state.inFlight[running] == nil, "read in the background while the summary shows")
+        harness.send(.escape)
+        harness.send(.character("0"))
+        #expect(harness.state.inFlight[running] == "Refund requests")
+        #expect(harness.state.refundRequests.request == running, "no second read")
+        try await harness.settle()
+        #expect(harness.state.refundRequests.queue?.requests.isEmpty == false)
     }
 
     @Test func theQueueLoadsWithoutACustomerAndTellsEveryState() async throws {

@@ -74,6 +74,13 @@ import Testing
         let refused = try #require(try await sendConfirmed(u))
         #expect(refused.contains("changed meanwhile"), "\(refused)")
         #expect(u.state.extensionsInFlight.isEmpty)
+        // The refusal reloads the subscription as a success does: pane 4 shows T's second date.
+        let twice = extended.addingTimeInterval(7 * 86_400)
+        #expect(u.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate) == twice)
+        // What to do is read whole at 80x24 without a key; who came first is the hint.
+        let narrow = u.screen(width: 80, height: 24)
+        #expect(narrow.contains("✗ Not sent: changed meanwhile. Reloaded; review it again (e).  ! shows all"), "\(narrow)")
+        #expect(u.state.lastError?.hint?.hasPrefix("Test sent an extension of the same subscription") == true, "\(String(describing: u.state.lastError))")
 
         // Reviewed again, U's form counts both and refuses a third, as Apple would.
         try await openForm(u)
@@ -139,7 +146,11 @@ import Testing
             originalTransactionId: Self.subscription,
             request: ExtendRenewalDateRequest(extendByDays: 3, extendReasonCode: .customerSatisfaction, requestIdentifier: UUID().uuidString))
         let toast = try #require(try await sendConfirmed(t))
-        #expect(toast.contains("changed meanwhile: the subscription now renews"), "\(toast)")
+        #expect(toast.contains("changed meanwhile"), "\(toast)")
+        #expect(t.state.lastError?.hint?.hasPrefix("The subscription now renews") == true, "\(String(describing: t.state.lastError))")
+        // Reloaded: the date the other tool made is on screen without r.
+        let renews = try #require(t.state.customer?.subscriptions.value?.first.flatMap(ExtensionRules.renewalDate))
+        #expect(t.state.lastError?.hint?.contains(DisplayFormat.date(renews)) == true, "\(String(describing: t.state.lastError))")
         let audit = try await t.writes.ledger.writes()
         #expect(audit.isEmpty, "nothing was recorded as sent")
     }

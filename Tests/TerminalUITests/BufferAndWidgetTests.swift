@@ -128,6 +128,27 @@ import Testing
         #expect(Paragraph(lines: lines).layout(width: 20).map { $0.map(\.text).joined() }[1] == "(the profile sets ")
     }
 
+    @Test func aFormRowWrapsUnderItsValue() {
+        let row: [Paragraph.Span] = [.init("Customer  "), .init("original transaction 2000 (order 6KEA)")]
+        let laid = Paragraph(lines: [row, [.init("Adds 7 days for the order")]], hangsUnderValue: true).layout(width: 31)
+            .map { $0.map(\.text).joined() }
+        // The label's column holds; a line of one span wraps to the left edge.
+        #expect(laid == ["Customer  original transaction ", "          2000 (order 6KEA)", "Adds 7 days for the order"])
+        let modal = Modal(title: "t", lines: [row], style: .plain, borderStyle: .plain, width: 35, hangsUnderValue: true)
+        var buffer = Buffer(width: 40, height: 8)
+        modal.render(in: Rect(x: 0, y: 0, width: 40, height: 8), buffer: &buffer)
+        #expect(buffer.text.contains("│ Customer  original transaction  │"), "\(buffer.text)")
+        #expect(buffer.text.contains("│           2000 (order 6KEA)     │"), "\(buffer.text)")
+    }
+
+    @Test func anUnwrappedLineCutAtTheEdgeEndsInAnEllipsis() {
+        var buffer = Buffer(width: 12, height: 2)
+        let lines: [[Paragraph.Span]] = [[.init("9.99 EUR  "), .init("2026-11-27")], [.init("fits      "), .init("ok   ")]]
+        Paragraph(lines: lines, wrap: false).render(in: Rect(x: 0, y: 0, width: 12, height: 2), buffer: &buffer)
+        // Trailing spaces past the edge are no text: a line that only loses them is not cut.
+        #expect(buffer.text == "9.99 EUR  2…\nfits      ok")
+    }
+
     @Test func textInputEditsAndTakesPastes() {
         var input = TextInputState(maxLength: 12)
         for character in "MK5" { _ = input.handle(.character(character)) }

@@ -23,11 +23,17 @@ public enum Panes {
 
     public static func index(of pane: Pane) -> Int { all.firstIndex { $0.pane == pane } ?? 0 }
 
-    /// Tab labels for a screen `width` wide: full titles when they fit, else the short ones.
+    /// Tab labels for a screen `width` wide: full titles where they fit. The longest are shortened
+    /// first, one at a time, until the bar fits, so a wide screen names most panes in full.
     public static func tabTitles(width: Int) -> [String] {
-        let full = all.map(\.title)
-        let needed = full.map { TextWidth.of($0) + 4 }.reduce(0, +)
-        return needed <= width ? full : all.map(\.shortTitle)
+        var titles = all.map(\.title)
+        func needed() -> Int { titles.map { TextWidth.of($0) + 4 }.reduce(0, +) }
+        // Longest first; of equal length the later tab is shortened first.
+        let order = all.indices.sorted { (TextWidth.of(all[$0].title), $0) > (TextWidth.of(all[$1].title), $1) }
+        for index in order where needed() > width {
+            titles[index] = all[index].shortTitle
+        }
+        return titles
     }
 }
 

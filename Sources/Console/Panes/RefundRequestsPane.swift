@@ -62,6 +62,13 @@ enum RefundRequestsPane {
         render: RefundRequestsView.render,
         opened: { state in
             state.focus = .content
+            if state.refundRequests.queue == nil, state.refundRequests.background, let running = state.refundRequests.request {
+                // The read the customer summary started is the one this pane waits for: said as in
+                // flight, and Esc stops it.
+                state.inFlight[running] = "Refund requests"
+                state.refundRequests.background = false
+                return []
+            }
             return state.refundRequests.queue == nil && state.refundRequests.request == nil ? load(&state) : []
         },
         refresh: load,

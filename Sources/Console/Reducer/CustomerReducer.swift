@@ -161,6 +161,12 @@ enum CustomerReducer {
             state.historyPaging = HistoryPaging()
             PaneReducer.pagingEnded(&state, request, .transactions)
         }
+        if case .notifications(.success(let notes)) = part, notes.contains(where: { RefundRequests.Sighting($0) != nil }),
+           state.refundRequests.queue == nil, state.refundRequests.request == nil {
+            // The summary says a refund request's state in pane 0's words, which need the answers in
+            // the ledger: the queue is read once, in the background.
+            effects += RefundRequestsPane.load(&state, background: true)
+        }
         if let error = part.failure { state.lastError = error }
         offerTheFieldAgain(&state)
         return effects

@@ -5,6 +5,9 @@ import TerminalUI
 
 /// The outcome of an extension, in words, and a reload of the customer it changed.
 enum WriteResultReducer {
+    /// How the ledger words a refusal because another write to the same subscription came first.
+    static let changedMeanwhile = "changed meanwhile: "
+
     static func extended(_ state: inout ConsoleState, request: Int, _ result: WriteResult<ExtendRenewalDateResponse>) -> [ConsoleEffect] {
         state.inFlight[request] = nil
         guard let sent = state.extensionsInFlight.removeValue(forKey: request) else { return [] }
@@ -33,6 +36,13 @@ enum WriteResultReducer {
             } else {
                 ConsoleReducer.fail(&state, DisplayError(summary: "Not extended (\(subject)): \(shown.summary)", hint: shown.hint))
             }
+        case .notSent(let reason) where reason.hasPrefix(changedMeanwhile):
+            // Another write came first: what the agent must do fits an 80-column status line, who
+            // came first follows as the hint, and the subscription is reloaded as after a success.
+            let detail = reason.dropFirst(changedMeanwhile.count).replacingOccurrences(of: "; review it again", with: "")
+            ConsoleReducer.fail(&state, DisplayError(summary: "Not sent: changed meanwhile. Reloaded; review it again (e).",
+                                                     hint: detail.prefix(1).uppercased() + detail.dropFirst() + "."))
+            refresh = sameCustomer
         case .notSent(let reason):
             ConsoleReducer.fail(&state, DisplayError(summary: "Not sent (\(subject)): \(reason)."))
         case .unknown(let error):

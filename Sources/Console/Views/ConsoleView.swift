@@ -107,7 +107,10 @@ public enum ConsoleView {
             let text = "✗ " + (error.hint.map { "\(error.summary)  Hint: \($0)" } ?? error.summary)
             let more = "  ! shows all"
             if TextWidth.of(text) > area.width - 2 {
-                let x = buffer.write(truncating: text, x: area.x + 1, y: area.y, width: area.width - 2 - TextWidth.of(more), style: theme[.error])
+                // A summary that fits is shown whole without a stub of its hint, which `!` shows.
+                let summary = "✗ " + error.summary
+                let shown = TextWidth.of(summary) + TextWidth.of(more) <= area.width - 2 ? summary : text
+                let x = buffer.write(truncating: shown, x: area.x + 1, y: area.y, width: area.width - 2 - TextWidth.of(more), style: theme[.error])
                 buffer.write(more, x: x, y: area.y, style: theme[.muted])
             } else {
                 buffer.write(text, x: area.x + 1, y: area.y, style: theme[.error])

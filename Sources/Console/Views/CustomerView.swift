@@ -153,7 +153,9 @@ enum CustomerView {
                 // The answers are in the ledger, which the queue reads: before it was read, only Apple's side is known.
                 guard let known = state.refundRequests.queue?.requests.first(where: { $0.notificationUUID == request.notificationUUID }) else {
                     let decided = request.state(now: state.now)
-                    line(asked + (decided == .refunded || decided == .declined ? decided.label : "answered? \(pane)") + what, .muted)
+                    // Read with the customer: until then (or if it failed) whether it was answered is pane 0's to say.
+                    let unknown = state.refundRequests.request != nil ? "reading the answers (\(pane))" : "answered? \(pane)"
+                    line(asked + (decided == .refunded || decided == .declined ? decided.label : unknown) + what, .muted)
                     continue
                 }
                 let pending = known.state(now: state.now) == .pending

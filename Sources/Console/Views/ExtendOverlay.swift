@@ -69,7 +69,9 @@ enum ExtendOverlay: ModalOverlay {
         } else {
             lines.append([.init("Enter review · Esc cancel", theme[.footerKey])])
         }
-        return Modal(title: form.confirming ? "Confirm renewal extension" : "Extend renewal date", lines: lines, style: theme[.modal],
-                     borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76)
+        // The title names the subscription, so what is extended stays in sight above any message.
+        let title = form.confirming ? "Confirm renewal extension of \(form.originalTransactionId)" : "Extend renewal date of \(form.originalTransactionId)"
+        return Modal(title: title, lines: lines, style: theme[.modal],
+                     borderStyle: form.confirming ? theme[.warning] : theme[.borderFocus], width: 76, hangsUnderValue: true)
     }
 }

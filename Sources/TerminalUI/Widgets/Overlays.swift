@@ -6,21 +6,27 @@ public struct Modal: Widget {
     public var borderStyle: Style
     public var width: Int
     public var height: Int
+    /// Rows of a label then a value wrap under the value (see `Paragraph.hangsUnderValue`).
+    public var hangsUnderValue: Bool
 
-    public init(title: String, lines: [[Paragraph.Span]], style: Style, borderStyle: Style, width: Int, height: Int? = nil) {
+    public init(title: String, lines: [[Paragraph.Span]], style: Style, borderStyle: Style, width: Int, height: Int? = nil,
+                hangsUnderValue: Bool = false) {
         self.title = title
         self.lines = lines
         self.style = style
         self.borderStyle = borderStyle
         self.width = width
         self.height = height ?? 0
+        self.hangsUnderValue = hangsUnderValue
     }
+
+    private var paragraph: Paragraph { Paragraph(lines: lines, hangsUnderValue: hangsUnderValue) }
 
     /// The rectangle the modal occupies inside `area`.
     public func frame(in area: Rect) -> Rect {
         // Measured at the width the text is drawn with: inside the border and its one-cell margins.
         let innerWidth = min(width, area.width - 2) - 4
-        let wanted = height > 0 ? height : Paragraph(lines: lines).layout(width: max(1, innerWidth)).count + 2
+        let wanted = height > 0 ? height : paragraph.layout(width: max(1, innerWidth)).count + 2
         return area.centered(width: min(width, area.width - 2), height: min(wanted, area.height - 2))
     }
 
@@ -28,7 +34,7 @@ public struct Modal: Widget {
     public func fits(in area: Rect) -> Bool {
         let innerWidth = min(width, area.width - 2) - 4
         guard innerWidth >= 1 else { return false }
-        let wanted = height > 0 ? height : Paragraph(lines: lines).layout(width: innerWidth).count + 2
+        let wanted = height > 0 ? height : paragraph.layout(width: innerWidth).count + 2
         return wanted <= area.height - 2
     }
 
@@ -37,7 +43,7 @@ public struct Modal: Widget {
         guard box.width >= 4, box.height >= 3 else { return }
         buffer.fill(box, with: style)
         Block(title: title, style: borderStyle, titleStyle: borderStyle.bold).render(in: box, buffer: &buffer)
-        Paragraph(lines: lines).render(in: Block.inner(box).inset(horizontal: 1), buffer: &buffer)
+        paragraph.render(in: Block.inner(box).inset(horizontal: 1), buffer: &buffer)
     }
 }
 

@@ -59,12 +59,16 @@ public struct Paragraph: Widget {
     /// Wrapped lines start under the text of their first line, past its leading spaces, so that an
     /// indented entry still reads as one.
     public var hangingIndent: Bool
+    /// A line made of a label span then its value wraps under the value, so a form's rows keep
+    /// their column; a line of one span wraps to the left edge.
+    public var hangsUnderValue: Bool
 
-    public init(lines: [[Span]], wrap: Bool = true, offset: Int = 0, hangingIndent: Bool = false) {
+    public init(lines: [[Span]], wrap: Bool = true, offset: Int = 0, hangingIndent: Bool = false, hangsUnderValue: Bool = false) {
         self.lines = lines
         self.wrap = wrap
         self.offset = offset
         self.hangingIndent = hangingIndent
+        self.hangsUnderValue = hangsUnderValue
     }
 
     public init(_ text: String, style: Style = .plain, wrap: Bool = true) {
@@ -78,9 +82,11 @@ public struct Paragraph: Widget {
         for line in lines {
             var current: [Span] = []
             var used = 0
-            let leading = line.first.map { $0.text.prefix { $0 == " " }.count } ?? 0
+            let leading = hangsUnderValue && line.count > 1
+                ? TextWidth.of(line[0].text)
+                : line.first.map { $0.text.prefix { $0 == " " }.count } ?? 0
             // Never so deep that a wrapped line has no room for text.
-            let indent = hangingIndent && leading < width / 2 ? String(repeating: " ", count: leading) : ""
+            let indent = (hangingIndent || hangsUnderValue) && leading < width / 2 ? String(repeating: " ", count: leading) : ""
             for span in line {
                 var rest = Substring(span.text)
                 while !rest.isEmpty {
@@ -121,7 +127,16 @@ public struct Paragraph: Widget {
         for (row, line) in laid.dropFirst(max(0, offset)).prefix(area.height).enumerated() {
             var x = area.x
             for span in line {
-                x = buffer.write(span.text, x: x, y: area.y + row, style: span.style, maxWidth: area.right - x)
+                let room = area.right - x
+                guard room > 0 else { break }
+                // An unwrapped line cut at the edge ends in "…", as a cut value does elsewhere.
+                var shown = Substring(span.text)
+                while shown.last == " " { shown = shown.dropLast() }
+                if !wrap && TextWidth.of(shown) > room {
+                    buffer.write(truncating: span.text, x: x, y: area.y + row, width: room, style: span.style)
+                    break
+                }
+                x = buffer.write(span.text, x: x, y: area.y + row, style: span.style, maxWidth: room)
             }
         }
     }
