@@ -179,6 +179,6 @@ import Testing
         #expect(ours.map(\.event) == [.intent, .resend, .outcome])
         #expect(ours.last?.outcome == .applied)
         #expect(lines.filter { $0.account == Self.staging }.map(\.event) == [.intent], "the other profile's write is never sent")
-        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Re-sent and applied: original transaction \(id)") })
+        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Re-sent and applied to ") && $0.text.contains(": original transaction \(id)") })
     }
 }

@@ -47,7 +47,7 @@ import Testing
             if case .extend(_, let target) = effect { return target } else { return nil }
         }
         #expect(sent.map(\.environment) == [.sandbox])
-        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: original transaction \(id)") }, "\(harness.state.toasts)")
+        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended to ") && $0.text.contains(": original transaction \(id)") }, "\(harness.state.toasts)")
         let line = try #require((try await harness.writes.ledger.entries()).last)
         #expect(line.outcome == .applied)
         #expect(line.account?.environment == AppStoreEnvironment.sandbox.rawValue)
@@ -97,7 +97,7 @@ import Testing
         }.first)
         #expect(!harness.effects.contains(.cancel(request: extendRequest)))
         try await harness.settle()
-        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended: original transaction \(id)") }, "\(harness.state.toasts)")
+        #expect(harness.state.toasts.contains { $0.text.hasPrefix("Extended to ") && $0.text.contains(": original transaction \(id)") }, "\(harness.state.toasts)")
         // The subscription was loaded again: the renewal date on screen is the new one.
         let after = try #require(harness.state.customer?.subscriptions.value?.first?.renewal?.payload?.renewalDate)
         #expect(after.timeIntervalSince(before) == 7 * 86_400)

@@ -52,7 +52,7 @@ import Testing
         #expect(t.state.extendForm?.confirming == true)
         let toast = try #require(try await sendConfirmed(t))
         let extended = before.addingTimeInterval(7 * 86_400)
-        #expect(toast.contains("now runs to \(DisplayFormat.date(extended))"), "the success names Apple's date: \(toast)")
+        #expect(toast.hasPrefix("Extended to \(DisplayFormat.date(extended)):"), "the success names Apple's date: \(toast)")
 
         // U's form still shows the old date; its confirmation is drawn from a fresh read.
         #expect(u.state.extendForm?.currentRenewal == before)

@@ -22,9 +22,11 @@ enum WriteResultReducer {
             if response.success == false {
                 ConsoleReducer.toast(&state, "Apple answered but did not apply the extension of \(subject).", isError: true)
             } else {
-                // A re-send at start reports as long as its announcement did.
+                // A re-send at start reports as long as its announcement did. The date comes first:
+                // at 80 columns the subject is what gets cut, not the date the customer is told.
                 ConsoleReducer.toast(
-                    &state, "\(sent.target.isResend ? "Re-sent and applied" : "Extended"): \(subject) now runs to \(DisplayFormat.date(response.effectiveDate)) (renewing then only if auto-renew is on).",
+                    &state,
+                    "\(sent.target.isResend ? "Re-sent and applied" : "Extended") to \(DisplayFormat.date(response.effectiveDate)): \(subject).",
                     lasting: sent.target.isResend ? 100 : 80)
             }
             refresh = sameCustomer
