@@ -58,7 +58,7 @@ keys Enter
 wait_for "This exact request will be sent to"
 wait_for "PUT /inApps/v1/subscriptions/extend/"
 keys Enter
-wait_for "Extended: original transaction"
+wait_for "Extended to "
 # The demo's writes are kept with its state, apart from the real ledger.
 ledger="$XDG_STATE_HOME/iapdesk/demo/audit.jsonl"
 [ -s "$ledger" ] || fail "the demo's audit ledger was not written"
